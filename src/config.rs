@@ -1,0 +1,342 @@
+//! Configuration: `guardian.toml` and the embedded default policy.
+//!
+//! This module owns reading and validating the config file. The keys of `[server]`, `[policy]`,
+//! `[reviewer]` and `[audit]` are public: new keys may be added, none renamed or removed. Unknown
+//! keys are errors, so a misspelt key never silently weakens a policy. Every policy rule keeps the
+//! file and line it came from, for `GET /v1/policy`, responses and audit records.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::verdict::Effect;
+
+/// The shipped default policy, used when no `--config` is given.
+pub const DEFAULT_POLICY: &str = include_str!("../policies/default.toml");
+/// How the embedded default policy is named in rule sources.
+pub const DEFAULT_POLICY_NAME: &str = "policies/default.toml";
+
+/// The whole configuration.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// `[server]`: where and how the HTTP service listens.
+    #[serde(default)]
+    pub server: ServerConfig,
+    /// `[policy]`: the rules.
+    #[serde(default)]
+    pub policy: PolicyConfig,
+    /// `[reviewer]`: the second model.
+    #[serde(default)]
+    pub reviewer: ReviewerConfig,
+    /// `[audit]`: where decisions are recorded.
+    #[serde(default)]
+    pub audit: AuditConfig,
+    /// The name rule sources are given under (the config's path as the user gave it).
+    #[serde(skip)]
+    pub source_name: String,
+    /// The config text, kept to turn rule spans into line numbers.
+    #[serde(skip)]
+    text: String,
+}
+
+/// `[server]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Address to listen on; loopback by default.
+    #[serde(default = "default_listen")]
+    pub listen: String,
+    /// Largest accepted request body in bytes (413 beyond it).
+    #[serde(default = "default_max_body")]
+    pub max_body_bytes: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: default_listen(),
+            max_body_bytes: default_max_body(),
+        }
+    }
+}
+
+fn default_listen() -> String {
+    "127.0.0.1:8700".to_string()
+}
+
+fn default_max_body() -> usize {
+    1024 * 1024
+}
+
+/// `[policy]`: rule lists in Claude Code's syntax.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyConfig {
+    /// Rules that deny; nothing overrides them.
+    #[serde(default)]
+    pub deny: Vec<Spanned<String>>,
+    /// Rules that send the action to the reviewer.
+    #[serde(default)]
+    pub ask: Vec<Spanned<String>>,
+    /// Rules that allow without review.
+    #[serde(default)]
+    pub allow: Vec<Spanned<String>>,
+}
+
+/// Which reviewer backend to use.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// An OpenAI-compatible `/chat/completions` endpoint.
+    Openai,
+    /// No reviewer: every action that needs review is denied.
+    None,
+}
+
+/// `[reviewer]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewerConfig {
+    /// `openai` or `none`.
+    #[serde(default = "default_backend")]
+    pub backend: BackendKind,
+    /// Base URL of the API, e.g. `http://127.0.0.1:8089/v1`.
+    #[serde(default = "default_base_url")]
+    pub base_url: String,
+    /// Model name sent to the API.
+    #[serde(default = "default_model")]
+    pub model: String,
+    /// Name of the environment variable holding the API key, if the API needs one.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// Deadline for one review, in milliseconds.
+    #[serde(default = "default_timeout_ms")]
+    pub timeout_ms: u64,
+    /// Cap on the verdict's length, in tokens.
+    #[serde(default = "default_max_output_tokens")]
+    pub max_output_tokens: u32,
+}
+
+impl Default for ReviewerConfig {
+    fn default() -> Self {
+        ReviewerConfig {
+            backend: default_backend(),
+            base_url: default_base_url(),
+            model: default_model(),
+            api_key_env: None,
+            timeout_ms: default_timeout_ms(),
+            max_output_tokens: default_max_output_tokens(),
+        }
+    }
+}
+
+fn default_backend() -> BackendKind {
+    BackendKind::None
+}
+fn default_base_url() -> String {
+    "http://127.0.0.1:8089/v1".to_string()
+}
+fn default_model() -> String {
+    "qwen2.5-coder-1.5b".to_string()
+}
+fn default_timeout_ms() -> u64 {
+    30_000
+}
+fn default_max_output_tokens() -> u32 {
+    400
+}
+
+/// `[audit]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuditConfig {
+    /// The JSON-lines file decisions are appended to.
+    #[serde(default = "default_audit_path")]
+    pub path: PathBuf,
+}
+
+impl Default for AuditConfig {
+    fn default() -> Self {
+        AuditConfig {
+            path: default_audit_path(),
+        }
+    }
+}
+
+fn default_audit_path() -> PathBuf {
+    PathBuf::from("guardian-audit.jsonl")
+}
+
+/// A configuration that could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config {path}: {source}")]
+    Read {
+        /// The path given.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or has unknown or mistyped keys.
+    #[error("invalid config {path}: {message}")]
+    Parse {
+        /// The path given.
+        path: String,
+        /// The TOML parser's message, with line and column.
+        message: String,
+    },
+    /// A value is out of range or inconsistent.
+    #[error("invalid config {path}: {key}: {message}")]
+    Invalid {
+        /// The path given.
+        path: String,
+        /// The offending key, e.g. `reviewer.timeout_ms`.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// One rule as written, with where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleSpec {
+    /// Its effect (which list it is in).
+    pub effect: Effect,
+    /// The rule text.
+    pub pattern: String,
+    /// `file:line`.
+    pub source: String,
+}
+
+impl Config {
+    /// Loads a config file, or the embedded default when `path` is `None`.
+    pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
+        match path {
+            None => Config::parse(DEFAULT_POLICY, DEFAULT_POLICY_NAME),
+            Some(p) => {
+                let name = p.display().to_string();
+                let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Read {
+                    path: name.clone(),
+                    source,
+                })?;
+                Config::parse(&text, &name)
+            }
+        }
+    }
+
+    /// Parses config text; `name` is what rule sources are prefixed with.
+    pub fn parse(text: &str, name: &str) -> Result<Config, ConfigError> {
+        let mut cfg: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: name.to_string(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        cfg.source_name = name.to_string();
+        cfg.text = text.to_string();
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        let invalid = |key: &str, message: &str| ConfigError::Invalid {
+            path: self.source_name.clone(),
+            key: key.to_string(),
+            message: message.to_string(),
+        };
+        if self.server.listen.parse::<std::net::SocketAddr>().is_err() {
+            return Err(invalid(
+                "server.listen",
+                "must be an address with a port, e.g. 127.0.0.1:8700",
+            ));
+        }
+        if self.server.max_body_bytes == 0 {
+            return Err(invalid("server.max_body_bytes", "must be greater than 0"));
+        }
+        if self.reviewer.timeout_ms == 0 {
+            return Err(invalid("reviewer.timeout_ms", "must be greater than 0"));
+        }
+        if self.reviewer.backend == BackendKind::Openai {
+            match url::Url::parse(&self.reviewer.base_url) {
+                Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+                _ => {
+                    return Err(invalid(
+                        "reviewer.base_url",
+                        "must be an http(s) URL, e.g. http://127.0.0.1:8089/v1",
+                    ));
+                }
+            }
+            if self.reviewer.model.trim().is_empty() {
+                return Err(invalid("reviewer.model", "must not be empty"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The rules of `[policy]` in deny, ask, allow order, each with its `file:line`.
+    pub fn rule_specs(&self) -> Vec<RuleSpec> {
+        let lists = [
+            (Effect::Deny, &self.policy.deny),
+            (Effect::Ask, &self.policy.ask),
+            (Effect::Allow, &self.policy.allow),
+        ];
+        let mut out = Vec::new();
+        for (effect, list) in lists {
+            for item in list {
+                out.push(RuleSpec {
+                    effect,
+                    pattern: item.get_ref().clone(),
+                    source: format!("{}:{}", self.source_name, self.line_of(item.span().start)),
+                });
+            }
+        }
+        out
+    }
+
+    fn line_of(&self, offset: usize) -> usize {
+        let end = offset.min(self.text.len());
+        self.text.as_bytes()[..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_sources_carry_lines() {
+        let text = "[server]\nlisten = \"127.0.0.1:9\"\n\n[policy]\ndeny = [\"Bash(git push *)\",\n  \"Read(./.env)\"]\nallow = [\"Bash(git status)\"]\n";
+        let cfg = Config::parse(text, "guardian.toml").expect("parses");
+        let specs = cfg.rule_specs();
+        assert_eq!(specs.len(), 3);
+        assert_eq!(specs[0].source, "guardian.toml:5");
+        assert_eq!(specs[1].source, "guardian.toml:6");
+        assert_eq!(specs[2].effect, Effect::Allow);
+        assert_eq!(specs[2].source, "guardian.toml:7");
+    }
+
+    #[test]
+    fn unknown_keys_are_errors() {
+        let err = Config::parse("[policy]\ndenny = []\n", "g.toml").unwrap_err();
+        assert!(err.to_string().contains("denny"), "{err}");
+        let err = Config::parse("[reviewer]\nbackend = \"gpt\"\n", "g.toml").unwrap_err();
+        assert!(
+            err.to_string().contains("backend") || err.to_string().contains("gpt"),
+            "{err}"
+        );
+        let err = Config::parse("[server]\nlisten = \"nowhere\"\n", "g.toml").unwrap_err();
+        assert!(err.to_string().contains("server.listen"), "{err}");
+    }
+
+    #[test]
+    fn embedded_default_loads() {
+        let cfg = Config::load(None).expect("default policy parses");
+        assert_eq!(cfg.reviewer.backend, BackendKind::None);
+        assert!(!cfg.rule_specs().is_empty());
+    }
+}

@@ -1,0 +1,21 @@
+//! guardian decides whether an AI coding agent may run a tool call.
+//!
+//! The crate reads as the pipeline it implements:
+//! [`request`] → [`normalize`] → [`policy`] → [`reviewer`] → [`verdict`] → [`audit`],
+//! tied together by [`pipeline::Guardian`]. [`server`] (HTTP) and the `guardian` binary (CLI)
+//! are thin adapters over [`pipeline::Guardian::review`].
+
+pub mod audit;
+pub mod config;
+pub mod normalize;
+pub mod pipeline;
+pub mod policy;
+pub mod request;
+pub mod reviewer;
+pub mod server;
+pub mod verdict;
+
+pub use config::Config;
+pub use pipeline::Guardian;
+pub use request::{Action, ReviewRequest};
+pub use verdict::{DecidedBy, Decision, ReviewResponse};

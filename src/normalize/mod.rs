@@ -1,0 +1,203 @@
+//! Normalisation: turns a request's action into what the policy matches on.
+//!
+//! This module owns resolving paths (cwd, `~`, `.`/`..`) and taking shell command lines apart
+//! ([`shell`]). It never decides anything: it only states facts about the action, and it states
+//! them conservatively (what it cannot understand is marked as such, never guessed).
+
+pub mod shell;
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::request::{Action, ReviewRequest};
+
+pub use shell::ShellCommand;
+
+/// Where an action runs: the facts paths are resolved against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Context {
+    /// The action's working directory, absolute and normalised.
+    pub cwd: PathBuf,
+    /// The session's workspace roots, absolute and normalised (may be empty).
+    pub workspace_roots: Vec<PathBuf>,
+    /// The home directory `~` expands to, if known.
+    pub home: Option<PathBuf>,
+}
+
+/// An action as the policy sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NormalizedAction {
+    /// A shell command line, taken apart.
+    Shell(ShellCommand),
+    /// A file read, at an absolute normalised path.
+    Read(PathBuf),
+    /// A file write, at an absolute normalised path.
+    Write(PathBuf),
+    /// A URL fetch.
+    Fetch {
+        /// The URL as given.
+        url: String,
+        /// Its host, lower-cased.
+        host: String,
+    },
+    /// An MCP tool call.
+    Mcp {
+        /// The server's name.
+        server: String,
+        /// The tool's name.
+        tool: String,
+    },
+}
+
+impl Context {
+    /// The context of a request: its cwd (or the first workspace root, or `server_cwd`).
+    pub fn of(req: &ReviewRequest, server_cwd: &Path, home: Option<&Path>) -> Context {
+        let roots: Vec<PathBuf> = req
+            .session
+            .as_ref()
+            .map(|s| {
+                s.workspace_roots
+                    .iter()
+                    .map(|r| resolve_path(r, server_cwd, home))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let cwd = match req.action.cwd() {
+            Some(c) if !c.is_empty() => {
+                resolve_path(c, roots.first().map_or(server_cwd, |r| r), home)
+            }
+            _ => roots
+                .first()
+                .cloned()
+                .unwrap_or_else(|| normalize_lexically(server_cwd)),
+        };
+        Context {
+            cwd,
+            workspace_roots: roots,
+            home: home.map(normalize_lexically),
+        }
+    }
+
+    /// Resolves a path the agent gave against this context.
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        resolve_path(path, &self.cwd, self.home.as_deref())
+    }
+}
+
+/// Normalises an action against its context.
+pub fn normalize(action: &Action, ctx: &Context) -> NormalizedAction {
+    match action {
+        Action::Shell { command, .. } => NormalizedAction::Shell(shell::analyze(command)),
+        Action::Read { path, .. } => NormalizedAction::Read(ctx.resolve(path)),
+        Action::Write { path, .. } => NormalizedAction::Write(ctx.resolve(path)),
+        Action::Fetch { url } => {
+            let host = url::Url::parse(url)
+                .ok()
+                .and_then(|u| {
+                    u.host_str()
+                        .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
+                })
+                .unwrap_or_default();
+            NormalizedAction::Fetch {
+                url: url.clone(),
+                host,
+            }
+        }
+        Action::Mcp { server, tool, .. } => NormalizedAction::Mcp {
+            server: server.clone(),
+            tool: tool.clone(),
+        },
+    }
+}
+
+/// Resolves `path` against `base`: expands a leading `~`, joins relative paths, and removes
+/// `.` and `..` lexically (symlinks are not followed; `..` above `/` stays at `/`).
+pub fn resolve_path(path: &str, base: &Path, home: Option<&Path>) -> PathBuf {
+    let expanded: PathBuf = match (path.strip_prefix('~'), home) {
+        (Some(""), Some(h)) => h.to_path_buf(),
+        (Some(rest), Some(h)) if rest.starts_with('/') => h.join(rest.trim_start_matches('/')),
+        _ => PathBuf::from(path),
+    };
+    let joined = if expanded.is_absolute() {
+        expanded
+    } else {
+        base.join(expanded)
+    };
+    normalize_lexically(&joined)
+}
+
+/// Removes `.` and `..` components without touching the filesystem.
+pub fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for comp in path.components() {
+        match comp {
+            Component::Prefix(p) => out.push(p.as_os_str()),
+            Component::RootDir => out.push("/"),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    // Relative path going above its start: keep the `..` (callers join first).
+                    out.push("..");
+                }
+                if out.as_os_str().is_empty() {
+                    out.push("/");
+                }
+            }
+            Component::Normal(s) => out.push(s),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_resolve_lexically() {
+        let home = Path::new("/home/u");
+        let base = Path::new("/work/repo");
+        assert_eq!(
+            resolve_path("src/../.env", base, Some(home)),
+            PathBuf::from("/work/repo/.env")
+        );
+        assert_eq!(
+            resolve_path("~/.ssh/id_rsa", base, Some(home)),
+            PathBuf::from("/home/u/.ssh/id_rsa")
+        );
+        assert_eq!(
+            resolve_path("~", base, Some(home)),
+            PathBuf::from("/home/u")
+        );
+        assert_eq!(
+            resolve_path("../../../../etc/passwd", base, Some(home)),
+            PathBuf::from("/etc/passwd")
+        );
+        assert_eq!(
+            resolve_path("/a/./b//c/..", base, None),
+            PathBuf::from("/a/b")
+        );
+        // `~user` is not expanded: it stays a relative name.
+        assert_eq!(
+            resolve_path("~x/y", base, Some(home)),
+            PathBuf::from("/work/repo/~x/y")
+        );
+    }
+
+    #[test]
+    fn cwd_defaults_to_first_root_then_server_cwd() {
+        let req = ReviewRequest::from_json(
+            br#"{"action":{"kind":"read","path":"a"},"session":{"workspace_roots":["/w/r","/w/s"]}}"#,
+        )
+        .expect("valid");
+        let ctx = Context::of(&req, Path::new("/srv"), None);
+        assert_eq!(ctx.cwd, PathBuf::from("/w/r"));
+        let req =
+            ReviewRequest::from_json(br#"{"action":{"kind":"read","path":"a"}}"#).expect("valid");
+        let ctx = Context::of(&req, Path::new("/srv"), None);
+        assert_eq!(ctx.cwd, PathBuf::from("/srv"));
+        assert_eq!(ctx.resolve("a"), PathBuf::from("/srv/a"));
+    }
+}

@@ -1,0 +1,314 @@
+//! The API v1 request: what an agent asks guardian to judge.
+//!
+//! This module owns the wire types of `POST /v1/review` and their decoding. Decoding is strict:
+//! an unknown field anywhere is an error that names the field's path (`action.comand`), so a typo
+//! in an integration fails loudly instead of silently dropping a constraint.
+
+use serde::{Deserialize, Serialize};
+
+/// One request to review a proposed tool call.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewRequest {
+    /// The tool call the agent proposes. The only required field.
+    pub action: Action,
+    /// Who is asking; a missing `session.id` gets a fresh one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionInfo>,
+    /// The user's request the agent is working on (evidence for the reviewer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<String>,
+    /// Earlier turns of the conversation (untrusted evidence for the reviewer).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transcript: Vec<TranscriptEntry>,
+    /// Set when the agent retries an action after a failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<Retry>,
+    /// Strict mode: no session memory, and rule-allowed actions still go to review.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub strict: bool,
+}
+
+/// The proposed tool call, tagged by `kind`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Action {
+    /// A shell command line, run by a POSIX shell in `cwd`.
+    Shell {
+        /// The command line as the agent would pass it to `bash -c`.
+        command: String,
+        /// Working directory; defaults to the first workspace root, else the server's cwd.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<String>,
+    },
+    /// Reading a file.
+    Read {
+        /// The file read, absolute or relative to `cwd`.
+        path: String,
+        /// Working directory for a relative `path`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<String>,
+    },
+    /// Creating, editing or patching a file.
+    Write {
+        /// The file written, absolute or relative to `cwd`.
+        path: String,
+        /// Working directory for a relative `path`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<String>,
+        /// The full new content, when the agent writes the whole file.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content: Option<String>,
+        /// A diff or patch, when the agent edits part of the file.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        diff: Option<String>,
+    },
+    /// Fetching a URL.
+    Fetch {
+        /// The URL fetched.
+        url: String,
+    },
+    /// Calling a tool of an MCP server.
+    Mcp {
+        /// The MCP server's name as configured in the agent.
+        server: String,
+        /// The tool's name on that server.
+        tool: String,
+        /// The call's arguments, as the agent would send them.
+        #[serde(default)]
+        arguments: serde_json::Value,
+    },
+}
+
+impl Action {
+    /// The action's kind as it appears on the wire.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Action::Shell { .. } => "shell",
+            Action::Read { .. } => "read",
+            Action::Write { .. } => "write",
+            Action::Fetch { .. } => "fetch",
+            Action::Mcp { .. } => "mcp",
+        }
+    }
+
+    /// The action's own `cwd`, when it has one.
+    pub fn cwd(&self) -> Option<&str> {
+        match self {
+            Action::Shell { cwd, .. } | Action::Read { cwd, .. } | Action::Write { cwd, .. } => {
+                cwd.as_deref()
+            }
+            Action::Fetch { .. } | Action::Mcp { .. } => None,
+        }
+    }
+}
+
+/// Who is asking.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionInfo {
+    /// The agent's session id; decisions are remembered and rate-limited per session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The agent's name, e.g. `claude-code`, `codex`, `opencode`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// Directories the agent works in; paths outside them are "outside the workspace".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workspace_roots: Vec<String>,
+    /// The sandbox the agent runs commands in, e.g. `workspace-write`, `read-only`, `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
+}
+
+/// Who spoke a transcript entry.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The human user.
+    User,
+    /// The agent.
+    Assistant,
+    /// A tool's output.
+    Tool,
+}
+
+/// One turn of the conversation before the action.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TranscriptEntry {
+    /// Who spoke.
+    pub role: Role,
+    /// What was said or printed.
+    pub content: String,
+    /// For tool entries: the tool's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// A retry of an action that failed before.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Retry {
+    /// True when the failure was the sandbox refusing the action.
+    #[serde(default)]
+    pub sandbox_denied: bool,
+    /// What the failed attempt printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// The review that allowed the failed attempt, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_review_id: Option<String>,
+}
+
+/// A request that could not be decoded or is not acceptable.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+#[error("{message}")]
+pub struct RequestError {
+    /// The path of the offending field, e.g. `action.command`; `.` for the body itself.
+    pub field: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl RequestError {
+    fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        RequestError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl ReviewRequest {
+    /// Decodes a request body, naming the offending field on error, then validates it.
+    pub fn from_json(body: &[u8]) -> Result<Self, RequestError> {
+        let de = &mut serde_json::Deserializer::from_slice(body);
+        let req: ReviewRequest = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let message = inner.to_string();
+            // For an unknown field serde reports the parent's path; name the field itself.
+            let field = match unknown_field_name(&message) {
+                Some(name) if path == "." => name.to_string(),
+                Some(name) if path == name || path.ends_with(&format!(".{name}")) => path,
+                Some(name) => format!("{path}.{name}"),
+                None if message.contains("missing field") => missing_field(&path, &message),
+                None => path,
+            };
+            RequestError::new(field, message)
+        })?;
+        req.validate()?;
+        Ok(req)
+    }
+
+    /// Checks what the types alone cannot: non-empty commands, parseable URLs.
+    pub fn validate(&self) -> Result<(), RequestError> {
+        match &self.action {
+            Action::Shell { command, .. } if command.trim().is_empty() => Err(RequestError::new(
+                "action.command",
+                "action.command must not be empty",
+            )),
+            Action::Read { path, .. } | Action::Write { path, .. } if path.is_empty() => Err(
+                RequestError::new("action.path", "action.path must not be empty"),
+            ),
+            Action::Fetch { url } => match url::Url::parse(url) {
+                Ok(u) if u.host_str().is_some() => Ok(()),
+                Ok(_) => Err(RequestError::new(
+                    "action.url",
+                    "action.url must be an absolute URL with a host",
+                )),
+                Err(e) => Err(RequestError::new(
+                    "action.url",
+                    format!("action.url is not a valid URL: {e}"),
+                )),
+            },
+            Action::Mcp { server, tool, .. } if server.is_empty() || tool.is_empty() => {
+                let field = if server.is_empty() {
+                    "action.server"
+                } else {
+                    "action.tool"
+                };
+                Err(RequestError::new(
+                    field,
+                    format!("{field} must not be empty"),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+fn unknown_field_name(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("unknown field `")?;
+    rest.split('`').next()
+}
+
+fn missing_field(path: &str, message: &str) -> String {
+    let name = message
+        .strip_prefix("missing field `")
+        .and_then(|r| r.split('`').next());
+    match name {
+        Some(n) if path == "." => n.to_string(),
+        Some(n) => format!("{path}.{n}"),
+        None => path.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_nested_field_is_named() {
+        let err =
+            ReviewRequest::from_json(br#"{"action":{"kind":"shell","command":"ls","cwdd":"/"}}"#)
+                .unwrap_err();
+        assert_eq!(err.field, "action.cwdd");
+        let err = ReviewRequest::from_json(
+            br#"{"action":{"kind":"fetch","url":"https://a.b"},"sesion":{}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(err.field, "sesion");
+        let err = ReviewRequest::from_json(
+            br#"{"action":{"kind":"fetch","url":"https://a.b"},"session":{"idd":"x"}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(err.field, "session.idd");
+    }
+
+    #[test]
+    fn missing_and_invalid_fields_are_named() {
+        let err = ReviewRequest::from_json(br#"{"intent":"x"}"#).unwrap_err();
+        assert_eq!(err.field, "action");
+        let err = ReviewRequest::from_json(br#"{"action":{"kind":"shell"}}"#).unwrap_err();
+        assert_eq!(err.field, "action.command");
+        let err = ReviewRequest::from_json(br#"{"action":{"kind":"fetch","url":"not a url"}}"#)
+            .unwrap_err();
+        assert_eq!(err.field, "action.url");
+        let err =
+            ReviewRequest::from_json(br#"{"action":{"kind":"shell","command":"  "}}"#).unwrap_err();
+        assert_eq!(err.field, "action.command");
+        let err = ReviewRequest::from_json(
+            br#"{"action":{"kind":"shell","command":"ls"},"transcript":[{"role":"robot","content":"x"}]}"#,
+        )
+        .unwrap_err();
+        assert!(err.field.starts_with("transcript[0].role"), "{}", err.field);
+    }
+
+    #[test]
+    fn full_example_decodes() {
+        let body = br#"{
+          "action": {"kind": "shell", "command": "git push origin main", "cwd": "/work/repo"},
+          "session": {"id": "s-42", "agent": "claude-code", "workspace_roots": ["/work/repo"], "sandbox": "workspace-write"},
+          "intent": "Fix the failing test in src/lib.rs",
+          "transcript": [{"role": "user", "content": "..."}, {"role": "tool", "name": "Bash", "content": "..."}],
+          "retry": {"sandbox_denied": true, "output": "touch: /etc/x: Read-only file system", "previous_review_id": "rev_1"},
+          "strict": false
+        }"#;
+        let req = ReviewRequest::from_json(body).expect("decodes");
+        assert_eq!(req.action.kind(), "shell");
+        assert_eq!(req.transcript.len(), 2);
+        assert!(req.retry.as_ref().is_some_and(|r| r.sandbox_denied));
+    }
+}

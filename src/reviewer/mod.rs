@@ -1,0 +1,265 @@
+//! The reviewer: a second model that judges what no rule decided.
+//!
+//! This module owns the backend interface ([`Reviewer`]), the verdict the model must return
+//! ([`Verdict`], validated against [`verdict_schema`]), how a verdict maps to a decision
+//! ([`Verdict::decision`]), and the ways a review can fail ([`ReviewerError`]). A failure is never
+//! a decision: the pipeline turns it into a deny by `fallback` that names the cause.
+
+pub mod openai;
+pub mod prompt;
+
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+
+use crate::verdict::{Decision, RiskLevel};
+
+pub use prompt::Prompt;
+
+/// How far the user authorised this kind of action, as the reviewer reads the transcript.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum UserAuthorization {
+    /// No sign either way.
+    Unknown,
+    /// Loosely related to what the user asked.
+    Low,
+    /// Clearly within what the user asked.
+    Medium,
+    /// The user asked for exactly this.
+    High,
+}
+
+/// The reviewer's raw outcome.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Let it run.
+    Allow,
+    /// Block it.
+    Deny,
+}
+
+/// The reviewer's answer, exactly as the schema requires.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Verdict {
+    /// The reasoning, written before the decision.
+    pub rationale: String,
+    /// How risky the action is.
+    pub risk_level: RiskLevel,
+    /// How far the user authorised it.
+    pub user_authorization: UserAuthorization,
+    /// The reviewer's outcome.
+    pub outcome: Outcome,
+}
+
+impl Verdict {
+    /// The decision this verdict leads to: critical risk is always denied, high risk only
+    /// allowed when the user authorised it highly, otherwise the reviewer's outcome.
+    pub fn decision(&self) -> Decision {
+        match (self.risk_level, self.user_authorization, self.outcome) {
+            (RiskLevel::Critical, _, _) => Decision::Deny,
+            (RiskLevel::High, UserAuthorization::High, Outcome::Allow) => Decision::Allow,
+            (RiskLevel::High, _, _) => Decision::Deny,
+            (_, _, Outcome::Allow) => Decision::Allow,
+            (_, _, Outcome::Deny) => Decision::Deny,
+        }
+    }
+}
+
+/// The JSON schema of [`Verdict`]: sent to the model as the response format, and used to
+/// validate every reply. `rationale` comes first so small models reason before deciding.
+pub fn verdict_schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "rationale": {"type": "string", "minLength": 1, "maxLength": 2000},
+            "risk_level": {"type": "string", "enum": ["low", "medium", "high", "critical"]},
+            "user_authorization": {"type": "string", "enum": ["unknown", "low", "medium", "high"]},
+            "outcome": {"type": "string", "enum": ["allow", "deny"]}
+        },
+        "required": ["rationale", "risk_level", "user_authorization", "outcome"],
+        "additionalProperties": false
+    })
+}
+
+/// Tokens a review used, as the backend reported them.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Usage {
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+}
+
+/// A successful review.
+#[derive(Debug, Clone)]
+pub struct ReviewOutput {
+    /// The validated verdict.
+    pub verdict: Verdict,
+    /// Tokens used.
+    pub usage: Usage,
+}
+
+/// Why a review produced no verdict.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum ReviewerError {
+    /// No reviewer is configured.
+    #[error("no reviewer is configured (reviewer.backend = \"none\")")]
+    NotConfigured,
+    /// The deadline passed.
+    #[error("the reviewer timed out after {}", human_duration(*.0))]
+    Timeout(Duration),
+    /// The backend could not be reached.
+    #[error("the reviewer could not be reached: {0}")]
+    Unreachable(String),
+    /// The backend answered with a non-2xx status.
+    #[error("the reviewer answered HTTP {status}")]
+    Status {
+        /// The HTTP status.
+        status: u16,
+    },
+    /// The answer was not JSON, or not the expected envelope.
+    #[error("the reviewer's answer was not valid JSON: {0}")]
+    InvalidJson(String),
+    /// The verdict did not match the schema.
+    #[error("the reviewer's verdict did not match the schema: {0}")]
+    SchemaViolation(String),
+}
+
+impl ReviewerError {
+    /// A short machine-readable kind, for audit records and metrics.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ReviewerError::NotConfigured => "not_configured",
+            ReviewerError::Timeout(_) => "timeout",
+            ReviewerError::Unreachable(_) => "unreachable",
+            ReviewerError::Status { .. } => "http_status",
+            ReviewerError::InvalidJson(_) => "invalid_json",
+            ReviewerError::SchemaViolation(_) => "schema_violation",
+        }
+    }
+}
+
+/// `30000 ms` → `30 s`; `1500 ms` → `1500 ms`.
+pub fn human_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms >= 1000 && ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+/// A reviewer backend.
+pub trait Reviewer: Send + Sync {
+    /// Asks the model for a verdict on a rendered prompt.
+    fn review<'a>(
+        &'a self,
+        prompt: &'a Prompt,
+    ) -> BoxFuture<'a, Result<ReviewOutput, ReviewerError>>;
+    /// The backend's name, e.g. `openai`.
+    fn backend(&self) -> &str;
+    /// The model asked, if any.
+    fn model(&self) -> Option<&str>;
+}
+
+/// The `none` backend: every review fails as not configured (a deny by fallback).
+#[derive(Debug, Default)]
+pub struct NoReviewer;
+
+impl Reviewer for NoReviewer {
+    fn review<'a>(
+        &'a self,
+        _prompt: &'a Prompt,
+    ) -> BoxFuture<'a, Result<ReviewOutput, ReviewerError>> {
+        Box::pin(async { Err(ReviewerError::NotConfigured) })
+    }
+    fn backend(&self) -> &str {
+        "none"
+    }
+    fn model(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// The verdict schema, compiled once.
+static VALIDATOR: std::sync::LazyLock<Result<jsonschema::Validator, String>> =
+    std::sync::LazyLock::new(|| {
+        jsonschema::validator_for(&verdict_schema()).map_err(|e| e.to_string())
+    });
+
+/// Parses and validates a verdict from the model's text.
+pub fn parse_verdict(text: &str) -> Result<Verdict, ReviewerError> {
+    let value: serde_json::Value =
+        serde_json::from_str(text.trim()).map_err(|e| ReviewerError::InvalidJson(e.to_string()))?;
+    let validator = VALIDATOR
+        .as_ref()
+        .map_err(|e| ReviewerError::SchemaViolation(format!("schema does not compile: {e}")))?;
+    if let Some(first) = validator.iter_errors(&value).next() {
+        let at = first.instance_path().to_string();
+        let at = if at.is_empty() { "/".to_string() } else { at };
+        return Err(ReviewerError::SchemaViolation(format!("{at}: {first}")));
+    }
+    serde_json::from_value(value).map_err(|e| ReviewerError::SchemaViolation(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(risk: RiskLevel, auth: UserAuthorization, outcome: Outcome) -> Verdict {
+        Verdict {
+            rationale: "r".into(),
+            risk_level: risk,
+            user_authorization: auth,
+            outcome,
+        }
+    }
+
+    #[test]
+    fn mapping_follows_thresholds() {
+        use Outcome::*;
+        use RiskLevel::*;
+        use UserAuthorization as U;
+        assert_eq!(v(Critical, U::High, Allow).decision(), Decision::Deny);
+        assert_eq!(v(High, U::Medium, Allow).decision(), Decision::Deny);
+        assert_eq!(v(High, U::High, Allow).decision(), Decision::Allow);
+        assert_eq!(v(High, U::High, Deny).decision(), Decision::Deny);
+        assert_eq!(v(Medium, U::Unknown, Allow).decision(), Decision::Allow);
+        assert_eq!(v(Low, U::High, Deny).decision(), Decision::Deny);
+    }
+
+    #[test]
+    fn verdicts_are_validated() {
+        let ok = r#"{"rationale":"fine","risk_level":"low","user_authorization":"high","outcome":"allow"}"#;
+        assert_eq!(parse_verdict(ok).map(|v| v.decision()), Ok(Decision::Allow));
+        assert!(matches!(
+            parse_verdict("not json"),
+            Err(ReviewerError::InvalidJson(_))
+        ));
+        let missing = r#"{"rationale":"x","risk_level":"low","outcome":"allow"}"#;
+        assert!(matches!(
+            parse_verdict(missing),
+            Err(ReviewerError::SchemaViolation(_))
+        ));
+        let bad_enum = r#"{"rationale":"x","risk_level":"none","user_authorization":"high","outcome":"allow"}"#;
+        assert!(matches!(
+            parse_verdict(bad_enum),
+            Err(ReviewerError::SchemaViolation(_))
+        ));
+        let extra = r#"{"rationale":"x","risk_level":"low","user_authorization":"high","outcome":"allow","x":1}"#;
+        assert!(matches!(
+            parse_verdict(extra),
+            Err(ReviewerError::SchemaViolation(_))
+        ));
+    }
+
+    #[test]
+    fn durations_read_well() {
+        assert_eq!(human_duration(Duration::from_millis(30_000)), "30 s");
+        assert_eq!(human_duration(Duration::from_millis(1500)), "1500 ms");
+    }
+}

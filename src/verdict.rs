@@ -1,0 +1,131 @@
+//! The API v1 response: the decision guardian hands back, and who made it.
+//!
+//! This module owns the wire types of the answer to `POST /v1/review` and the texts the agent
+//! sees as its tool result. It does not decide anything itself.
+
+use serde::{Deserialize, Serialize};
+
+/// Allow or deny. "Ask" never leaves guardian: the reviewer answers it.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// The agent may run the action.
+    Allow,
+    /// The agent must not run the action.
+    Deny,
+}
+
+impl Decision {
+    /// The decision as written on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Deny => "deny",
+        }
+    }
+}
+
+/// Which stage of the pipeline decided.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum DecidedBy {
+    /// A policy rule.
+    Rule,
+    /// The reviewer model.
+    Reviewer,
+    /// An earlier reviewer approval remembered for the session.
+    Session,
+    /// Nothing could decide (no reviewer, reviewer failure, internal error): always a deny.
+    Fallback,
+}
+
+impl DecidedBy {
+    /// The stage as written on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecidedBy::Rule => "rule",
+            DecidedBy::Reviewer => "reviewer",
+            DecidedBy::Session => "session",
+            DecidedBy::Fallback => "fallback",
+        }
+    }
+}
+
+/// The effect of a policy rule.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Effect {
+    /// Deny the action; nothing overrides it.
+    Deny,
+    /// Send the action to the reviewer.
+    Ask,
+    /// Allow the action without review.
+    Allow,
+}
+
+impl Effect {
+    /// The effect as written in config and on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effect::Deny => "deny",
+            Effect::Ask => "ask",
+            Effect::Allow => "allow",
+        }
+    }
+}
+
+/// The rule that decided (or sent the action to review), as shown to clients.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct RuleRef {
+    /// What the rule does.
+    pub effect: Effect,
+    /// The rule as written, e.g. `Bash(git push *)`.
+    pub pattern: String,
+    /// Where it was written, e.g. `guardian.toml:4`.
+    pub source: String,
+}
+
+/// The reviewer's judgment of how risky an action is.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum RiskLevel {
+    /// Routine.
+    Low,
+    /// Some risk, acceptable within the user's request.
+    Medium,
+    /// Serious harm possible.
+    High,
+    /// Irreversible or security-breaking harm likely.
+    Critical,
+}
+
+impl RiskLevel {
+    /// The level as written on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RiskLevel::Low => "low",
+            RiskLevel::Medium => "medium",
+            RiskLevel::High => "high",
+            RiskLevel::Critical => "critical",
+        }
+    }
+}
+
+/// The answer to one review request.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ReviewResponse {
+    /// The review's id, `rev_` followed by a ULID.
+    pub id: String,
+    /// Allow or deny.
+    pub decision: Decision,
+    /// Which stage decided.
+    pub decided_by: DecidedBy,
+    /// The rule that decided, or null when no rule decided.
+    pub rule: Option<RuleRef>,
+    /// The reviewer's risk level, or null when the reviewer did not judge.
+    pub risk_level: Option<RiskLevel>,
+    /// Why: the rule's or the reviewer's reasoning, or the failure.
+    pub rationale: String,
+    /// The text to hand back to the agent as its tool result.
+    pub message: String,
+}

@@ -1,0 +1,137 @@
+//! Shared helpers for integration tests: a guardian built from a config text in a temp dir,
+//! driven through the real router, and a fake OpenAI-compatible reviewer.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tower::ServiceExt;
+
+use guardian::{Config, Guardian};
+
+/// A guardian under test and the files it uses.
+pub struct Harness {
+    pub guardian: Arc<Guardian>,
+    pub dir: tempfile::TempDir,
+    pub audit_path: PathBuf,
+}
+
+/// The policy most tests use, plus a `[reviewer]` section.
+pub fn config_text(reviewer: &str, audit: &std::path::Path) -> String {
+    format!(
+        r#"[server]
+listen = "127.0.0.1:0"
+
+[policy]
+deny  = ["Bash(git push *)", "Read(./.env)"]
+ask   = ["Bash(git commit *)"]
+allow = ["Bash(git status)", "Bash(git diff *)", "Read(./src/**)"]
+
+{reviewer}
+
+[audit]
+path = "{}"
+"#,
+        audit.display()
+    )
+}
+
+/// A `[reviewer]` section pointing at a fake server.
+pub fn openai_reviewer(base: &str, timeout_ms: u64) -> String {
+    format!(
+        "[reviewer]\nbackend = \"openai\"\nbase_url = \"{base}/v1\"\nmodel = \"test-model\"\ntimeout_ms = {timeout_ms}\n"
+    )
+}
+
+impl Harness {
+    pub fn new(reviewer_section: &str) -> Harness {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let audit_path = dir.path().join("audit.jsonl");
+        let text = config_text(reviewer_section, &audit_path);
+        let cfg = Config::parse(&text, "guardian.toml").expect("config parses");
+        let guardian = Arc::new(Guardian::from_config(cfg).expect("guardian builds"));
+        Harness {
+            guardian,
+            dir,
+            audit_path,
+        }
+    }
+
+    /// Sends a request through the real router.
+    pub async fn call(
+        &self,
+        method: &str,
+        uri: &str,
+        body: Option<Vec<u8>>,
+    ) -> (StatusCode, Value) {
+        let router = guardian::server::router(self.guardian.clone());
+        let req = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header("content-type", "application/json")
+            .body(body.map(Body::from).unwrap_or_else(Body::empty))
+            .expect("request builds");
+        let resp = router.oneshot(req).await.expect("router answers");
+        let status = resp.status();
+        let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+        let value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        (status, value)
+    }
+
+    pub async fn review(&self, body: Value) -> (StatusCode, Value) {
+        self.call("POST", "/v1/review", Some(body.to_string().into_bytes()))
+            .await
+    }
+
+    /// Every audit record written so far.
+    pub fn audit_records(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.audit_path)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).expect("audit line is JSON"))
+            .collect()
+    }
+
+    /// The audit record of one review id; panics if missing.
+    pub fn audit_of(&self, review_id: &str) -> Value {
+        self.audit_records()
+            .into_iter()
+            .find(|r| r["review_id"] == review_id)
+            .unwrap_or_else(|| panic!("no audit record for {review_id}"))
+    }
+}
+
+/// A shell action request in /work/repo.
+pub fn shell(command: &str) -> Value {
+    serde_json::json!({
+        "action": {"kind": "shell", "command": command, "cwd": "/work/repo"},
+        "session": {"id": "s-1", "agent": "test-agent", "workspace_roots": ["/work/repo"]},
+        "intent": "Fix the failing test"
+    })
+}
+
+/// A chat completion whose content is `content`.
+pub fn completion(content: &str) -> Value {
+    serde_json::json!({
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 321, "completion_tokens": 45, "total_tokens": 366}
+    })
+}
+
+/// A verdict as the model would write it.
+pub fn verdict(risk: &str, auth: &str, outcome: &str) -> String {
+    serde_json::json!({
+        "rationale": format!("judged {risk}"),
+        "risk_level": risk,
+        "user_authorization": auth,
+        "outcome": outcome
+    })
+    .to_string()
+}
