@@ -398,3 +398,51 @@ async fn audit_failure_turns_the_answer_into_a_deny() {
     assert_eq!(resp.decided_by, guardian::DecidedBy::Fallback);
     assert!(resp.message.contains("audit log"));
 }
+
+/// A backend that panics mid-review.
+struct PanickingReviewer;
+
+impl guardian::reviewer::Reviewer for PanickingReviewer {
+    fn review<'a>(
+        &'a self,
+        _prompt: &'a guardian::reviewer::Prompt,
+    ) -> futures::future::BoxFuture<
+        'a,
+        Result<guardian::reviewer::ReviewOutput, guardian::reviewer::ReviewerError>,
+    > {
+        Box::pin(async { panic!("reviewer exploded") })
+    }
+    fn backend(&self) -> &str {
+        "panicking"
+    }
+    fn model(&self) -> Option<&str> {
+        None
+    }
+}
+
+#[tokio::test]
+async fn a_panic_while_reviewing_is_a_deny_and_the_service_lives_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = dir.path().join("audit.jsonl");
+    let cfg = guardian::Config::parse(&config_text("", &audit), "guardian.toml").expect("parses");
+    let g = std::sync::Arc::new(
+        guardian::Guardian::with_reviewer(cfg, std::sync::Arc::new(PanickingReviewer))
+            .expect("builds"),
+    );
+    let req = guardian::ReviewRequest::from_json(shell("cargo run").to_string().as_bytes())
+        .expect("valid");
+    let resp = g.review(req, "test").await;
+    assert_eq!(resp.decision, guardian::Decision::Deny);
+    assert_eq!(resp.decided_by, guardian::DecidedBy::Fallback);
+    assert!(resp.message.contains("internal error"));
+    // The same service keeps answering.
+    let req = guardian::ReviewRequest::from_json(shell("git status").to_string().as_bytes())
+        .expect("valid");
+    assert_eq!(
+        g.review(req, "test").await.decision,
+        guardian::Decision::Allow
+    );
+    let lines = std::fs::read_to_string(&audit).expect("audit");
+    assert_eq!(lines.lines().count(), 2);
+    assert!(lines.contains("internal_error"));
+}
