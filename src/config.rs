@@ -70,8 +70,8 @@ fn default_max_body() -> usize {
     1024 * 1024
 }
 
-/// `[policy]`: rule lists in Claude Code's syntax.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// `[policy]`: rule lists in Claude Code's syntax, and the built-in behaviours' settings.
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PolicyConfig {
     /// Rules that deny; nothing overrides them.
@@ -83,6 +83,71 @@ pub struct PolicyConfig {
     /// Rules that allow without review.
     #[serde(default)]
     pub allow: Vec<Spanned<String>>,
+    /// Rules with examples: `[[policy.rule]] rule = "…" effect = "deny" match = […] not_match = […]`.
+    #[serde(default)]
+    pub rule: Vec<Spanned<RuleTable>>,
+    /// Policy files of other agents to import (Claude Code settings.json, opencode.json, Codex .rules).
+    #[serde(default)]
+    pub import: Vec<Spanned<String>>,
+    /// What nothing matched means: `ask` (the reviewer decides) or `deny`.
+    #[serde(default = "default_ask")]
+    pub default: Effect,
+    /// Files read by shell commands, or written, outside every workspace root: `ask`, `deny` or
+    /// `allow` (an explicit Read/Edit allow rule for the path always counts).
+    #[serde(default = "default_ask")]
+    pub outside_workspace: Effect,
+    /// Downloads fed to an interpreter (`curl … | sh`): `deny` or `ask`.
+    #[serde(default = "default_deny")]
+    pub remote_code: Effect,
+    /// Extra paths no rule may allow reading (added to the built-in list).
+    #[serde(default)]
+    pub protect_read: Vec<String>,
+    /// Extra paths no rule may allow writing (added to the built-in list).
+    #[serde(default)]
+    pub protect_write: Vec<String>,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        PolicyConfig {
+            deny: Vec::new(),
+            ask: Vec::new(),
+            allow: Vec::new(),
+            rule: Vec::new(),
+            import: Vec::new(),
+            default: Effect::Ask,
+            outside_workspace: Effect::Ask,
+            remote_code: Effect::Deny,
+            protect_read: Vec::new(),
+            protect_write: Vec::new(),
+        }
+    }
+}
+
+fn default_ask() -> Effect {
+    Effect::Ask
+}
+fn default_deny() -> Effect {
+    Effect::Deny
+}
+
+/// `[[policy.rule]]`: one rule with its effect and examples checked at load time.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleTable {
+    /// The rule, e.g. `Bash(git push *)`.
+    pub rule: String,
+    /// deny, ask or allow.
+    pub effect: Effect,
+    /// Commands (or paths, hosts, tool names) the rule must match.
+    #[serde(default, rename = "match")]
+    pub matches: Vec<String>,
+    /// Ones it must not match.
+    #[serde(default)]
+    pub not_match: Vec<String>,
+    /// Why the rule exists (shown in explanations).
+    #[serde(default)]
+    pub justification: Option<String>,
 }
 
 /// Which reviewer backend to use.
@@ -201,7 +266,7 @@ pub enum ConfigError {
 }
 
 /// One rule as written, with where it came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RuleSpec {
     /// Its effect (which list it is in).
     pub effect: Effect,
@@ -209,6 +274,12 @@ pub struct RuleSpec {
     pub pattern: String,
     /// `file:line`.
     pub source: String,
+    /// Examples the rule must match (checked when the policy is compiled).
+    pub matches: Vec<String>,
+    /// Examples the rule must not match.
+    pub not_matches: Vec<String>,
+    /// Why the rule exists.
+    pub justification: Option<String>,
 }
 
 impl Config {
@@ -254,6 +325,15 @@ impl Config {
         if self.server.max_body_bytes == 0 {
             return Err(invalid("server.max_body_bytes", "must be greater than 0"));
         }
+        if self.policy.remote_code == Effect::Allow {
+            return Err(invalid(
+                "policy.remote_code",
+                "must be \"deny\" or \"ask\": a download fed to an interpreter is never allowed by rule",
+            ));
+        }
+        if self.policy.default == Effect::Allow {
+            return Err(invalid("policy.default", "must be \"ask\" or \"deny\""));
+        }
         if self.reviewer.timeout_ms == 0 {
             return Err(invalid("reviewer.timeout_ms", "must be greater than 0"));
         }
@@ -288,10 +368,45 @@ impl Config {
                     effect,
                     pattern: item.get_ref().clone(),
                     source: format!("{}:{}", self.source_name, self.line_of(item.span().start)),
+                    ..RuleSpec::default()
                 });
             }
         }
+        for item in &self.policy.rule {
+            let t = item.get_ref();
+            out.push(RuleSpec {
+                effect: t.effect,
+                pattern: t.rule.clone(),
+                source: format!("{}:{}", self.source_name, self.line_of(item.span().start)),
+                matches: t.matches.clone(),
+                not_matches: t.not_match.clone(),
+                justification: t.justification.clone(),
+            });
+        }
+        out.sort_by_key(|r| r.effect);
         out
+    }
+
+    /// The files named by `[policy] import`, resolved against the config file's directory.
+    pub fn imports(&self) -> Vec<(PathBuf, String)> {
+        let base = Path::new(&self.source_name)
+            .parent()
+            .unwrap_or(Path::new(""));
+        self.policy
+            .import
+            .iter()
+            .map(|i| {
+                let raw = i.get_ref();
+                let p = match (raw.strip_prefix("~/"), std::env::var_os("HOME")) {
+                    (Some(rest), Some(h)) => PathBuf::from(h).join(rest),
+                    _ => base.join(raw),
+                };
+                (
+                    p,
+                    format!("{}:{}", self.source_name, self.line_of(i.span().start)),
+                )
+            })
+            .collect()
     }
 
     fn line_of(&self, offset: usize) -> usize {

@@ -209,7 +209,7 @@ fn policy(config: Option<PathBuf>) -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let policy = match guardian::policy::Policy::compile(&cfg.rule_specs()) {
+    let policy = match guardian::policy::Policy::from_config(&cfg, Vec::new()) {
         Ok(p) => p,
         Err(errors) => {
             for e in errors {

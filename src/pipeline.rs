@@ -5,14 +5,14 @@
 //! audit failure is a deny by `fallback`; and no answer leaves before its audit record is on disk.
 //! The HTTP server and the CLI both call [`Guardian::review`] and nothing else.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::audit::{AuditLog, AuditRecord};
 use crate::config::{BackendKind, Config};
-use crate::normalize::{Context, normalize};
-use crate::policy::{Policy, PolicyError};
+use crate::normalize::{Context, normalize_guarded};
+use crate::policy::{Evaluation, Policy, PolicyError};
 use crate::request::ReviewRequest;
 use crate::reviewer::openai::OpenAiReviewer;
 use crate::reviewer::prompt::{self, PROMPT_VERSION};
@@ -50,6 +50,23 @@ pub struct Guardian {
     server_cwd: PathBuf,
     home: Option<PathBuf>,
     review_timeout: Duration,
+    parse_permits: Arc<tokio::sync::Semaphore>,
+}
+
+/// Deadline for parsing one shell command line (brush-parser has pathological inputs).
+const PARSE_DEADLINE: Duration = Duration::from_secs(2);
+/// Shell parses running at once, at most.
+const PARSE_CONCURRENCY: usize = 4;
+
+fn absolute(p: &Path) -> PathBuf {
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    crate::normalize::normalize_lexically(&abs)
 }
 
 /// What a stage decided, before it is recorded.
@@ -118,7 +135,11 @@ impl Guardian {
         config: Config,
         reviewer: Arc<dyn Reviewer>,
     ) -> Result<Guardian, SetupError> {
-        let policy = Policy::compile(&config.rule_specs()).map_err(SetupError::Policy)?;
+        let mut own_files = vec![absolute(&config.audit.path)];
+        if config.source_name != crate::config::DEFAULT_POLICY_NAME {
+            own_files.push(absolute(Path::new(&config.source_name)));
+        }
+        let policy = Policy::from_config(&config, own_files).map_err(SetupError::Policy)?;
         let audit = AuditLog::open(&config.audit.path).map_err(|source| SetupError::Audit {
             path: config.audit.path.display().to_string(),
             source,
@@ -131,6 +152,7 @@ impl Guardian {
             audit,
             server_cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
             home: std::env::var_os("HOME").map(PathBuf::from),
+            parse_permits: Arc::new(tokio::sync::Semaphore::new(PARSE_CONCURRENCY)),
         })
     }
 
@@ -241,7 +263,8 @@ impl Guardian {
     async fn decide(&self, req: &ReviewRequest) -> Outcome {
         let ctx = Context::of(req, &self.server_cwd, self.home.as_deref());
         let cwd = ctx.cwd.display().to_string();
-        let action = normalize(&req.action, &ctx);
+        let action =
+            normalize_guarded(&req.action, &ctx, &self.parse_permits, PARSE_DEADLINE).await;
         let eval = self.policy.evaluate(&action, &ctx);
         let base = Outcome {
             decision: Decision::Deny,
@@ -272,7 +295,7 @@ impl Guardian {
                     ..base
                 }
             }
-            Effect::Ask => self.ask_reviewer(req, &ctx, &eval.reason, cwd).await,
+            Effect::Ask => self.ask_reviewer(req, &ctx, &eval, cwd).await,
         }
     }
 
@@ -280,10 +303,11 @@ impl Guardian {
         &self,
         req: &ReviewRequest,
         ctx: &Context,
-        why: &str,
+        eval: &Evaluation,
         cwd: String,
     ) -> Outcome {
-        let prompt = prompt::render(req, ctx, why);
+        let why = eval.reason.as_str();
+        let prompt = prompt::render(req, ctx, why, &eval.facts);
         let result =
             match tokio::time::timeout(self.review_timeout, self.reviewer.review(&prompt)).await {
                 Ok(r) => r,

@@ -52,12 +52,15 @@ impl DecidedBy {
 }
 
 /// The effect of a policy rule.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord, Default,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Effect {
     /// Deny the action; nothing overrides it.
     Deny,
     /// Send the action to the reviewer.
+    #[default]
     Ask,
     /// Allow the action without review.
     Allow,

@@ -17,12 +17,19 @@ fn every_dataset_case_is_a_valid_request() {
     let mut count = 0;
     for f in files {
         let text = std::fs::read_to_string(&f).expect("readable");
-        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
             let case: serde_json::Value = serde_json::from_str(line)
                 .unwrap_or_else(|e| panic!("{}:{}: {e}", f.display(), i + 1));
             let id = case["id"].as_str().expect("id").to_string();
             assert!(ids.insert(id.clone()), "duplicate id {id}");
-            assert!(matches!(case["expected"].as_str(), Some("allow" | "deny")), "{id}");
+            assert!(
+                matches!(case["expected"].as_str(), Some("allow" | "deny")),
+                "{id}"
+            );
             let req = serde_json::to_vec(&case["request"]).expect("serialises");
             if let Err(e) = guardian::ReviewRequest::from_json(&req) {
                 panic!("{id}: {}: {}", e.field, e.message);

@@ -5,12 +5,13 @@
 //! them conservatively (what it cannot understand is marked as such, never guessed).
 
 pub mod shell;
+pub mod shell_text;
 
 use std::path::{Component, Path, PathBuf};
 
 use crate::request::{Action, ReviewRequest};
 
-pub use shell::ShellCommand;
+pub use shell::{ShellAnalysis, SimpleCommand};
 
 /// Where an action runs: the facts paths are resolved against.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,13 +22,15 @@ pub struct Context {
     pub workspace_roots: Vec<PathBuf>,
     /// The home directory `~` expands to, if known.
     pub home: Option<PathBuf>,
+    /// Git directories that `.git` files (worktrees, submodules) of the roots point to.
+    pub git_dirs: Vec<PathBuf>,
 }
 
 /// An action as the policy sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum NormalizedAction {
     /// A shell command line, taken apart.
-    Shell(ShellCommand),
+    Shell(ShellAnalysis),
     /// A file read, at an absolute normalised path.
     Read(PathBuf),
     /// A file write, at an absolute normalised path.
@@ -70,11 +73,32 @@ impl Context {
                 .cloned()
                 .unwrap_or_else(|| normalize_lexically(server_cwd)),
         };
+        let mut git_dirs: Vec<PathBuf> = roots
+            .iter()
+            .chain(std::iter::once(&cwd))
+            .filter_map(|d| crate::policy::protect::gitdir_of(d))
+            .collect();
+        git_dirs.dedup();
         Context {
             cwd,
             workspace_roots: roots,
             home: home.map(normalize_lexically),
+            git_dirs,
         }
+    }
+
+    /// The roots paths must stay under: the workspace roots, or the cwd when none are given.
+    pub fn roots(&self) -> &[PathBuf] {
+        if self.workspace_roots.is_empty() {
+            std::slice::from_ref(&self.cwd)
+        } else {
+            &self.workspace_roots
+        }
+    }
+
+    /// Whether a path (absolute, normalised) is inside a workspace root.
+    pub fn in_workspace(&self, path: &Path) -> bool {
+        self.roots().iter().any(|r| path.starts_with(r))
     }
 
     /// Resolves a path the agent gave against this context.
@@ -83,8 +107,61 @@ impl Context {
     }
 }
 
-/// Normalises an action against its context.
+/// Normalises an action against its context. Shell commands are parsed here, synchronously;
+/// the pipeline uses [`normalize_guarded`] to bound the parser's time.
 pub fn normalize(action: &Action, ctx: &Context) -> NormalizedAction {
+    match action {
+        Action::Shell { command, .. } => NormalizedAction::Shell(shell::analyze(command)),
+        other => normalize_non_shell(other, ctx),
+    }
+}
+
+/// Normalises an action, parsing shell commands on the blocking pool under `permits`, with a
+/// deadline. A parse that times out is reported as a parse error (never allowed by a rule).
+pub async fn normalize_guarded(
+    action: &Action,
+    ctx: &Context,
+    permits: &std::sync::Arc<tokio::sync::Semaphore>,
+    deadline: std::time::Duration,
+) -> NormalizedAction {
+    let Action::Shell { command, .. } = action else {
+        return normalize_non_shell(action, ctx);
+    };
+    let failed = |why: String| {
+        NormalizedAction::Shell(ShellAnalysis {
+            raw: command.clone(),
+            commands: Vec::new(),
+            unknowns: vec![format!("the command could not be parsed: {why}")],
+            parse_error: Some(why),
+            unparsed: vec![command.clone()],
+            remote_code: Vec::new(),
+        })
+    };
+    let work = async {
+        let permit = std::sync::Arc::clone(permits)
+            .acquire_owned()
+            .await
+            .map_err(|_| "the parser pool is closed".to_string())?;
+        let text = command.clone();
+        tokio::task::spawn_blocking(move || {
+            // The permit is held until the parse really ends, even past the deadline.
+            let _permit = permit;
+            shell::analyze(&text)
+        })
+        .await
+        .map_err(|e| format!("the parser failed: {e}"))
+    };
+    match tokio::time::timeout(deadline, work).await {
+        Ok(Ok(a)) => NormalizedAction::Shell(a),
+        Ok(Err(why)) => failed(why),
+        Err(_) => failed(format!(
+            "parsing took longer than {} ms",
+            deadline.as_millis()
+        )),
+    }
+}
+
+fn normalize_non_shell(action: &Action, ctx: &Context) -> NormalizedAction {
     match action {
         Action::Shell { command, .. } => NormalizedAction::Shell(shell::analyze(command)),
         Action::Read { path, .. } => NormalizedAction::Read(ctx.resolve(path)),

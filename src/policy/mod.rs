@@ -1,17 +1,24 @@
 //! Policy: the deterministic rules, and how they decide.
 //!
-//! This module owns evaluation order and its guarantees: deny rules first, then ask, then allow;
-//! nothing matched means ask (the reviewer decides). A deny can never be overridden. Shell
-//! commands are judged through [`crate::normalize::ShellCommand`]: a deny or ask rule that matches
-//! any part of a command applies, and an allow rule applies only to a command with nothing opaque
-//! in it. Rule grammar lives in [`rule`].
+//! This module owns evaluation and its guarantees. Rules are tried deny, then ask, then allow;
+//! nothing matched means `[policy] default` (ask: the reviewer decides). A deny can never be
+//! overridden. A shell line is judged command by command ([`crate::normalize::shell`]): a deny or
+//! ask rule that matches any command, any file it reads or writes, or any host it contacts
+//! applies; an allow needs every command allowed by a `Bash` rule, every file it writes allowed
+//! by an `Edit`/`Write` rule, no read of a protected file or outside the workspace, and nothing
+//! dynamic left. Built-in protections ([`protect`]) are never allowed by a rule. Rule grammar
+//! lives in [`rule`]; imports of other agents' policies in [`import`].
 
+pub mod import;
+pub mod protect;
 pub mod rule;
+
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::config::RuleSpec;
-use crate::normalize::{Context, NormalizedAction};
+use crate::config::{Config, RuleSpec};
+use crate::normalize::{Context, NormalizedAction, ShellAnalysis, shell, shell_text};
 use crate::verdict::{Effect, RuleRef};
 
 pub use rule::{Matcher, RuleError};
@@ -25,6 +32,8 @@ pub struct Rule {
     pub pattern: String,
     /// `file:line` it came from.
     pub source: String,
+    /// Why it exists, if the author said.
+    pub justification: Option<String>,
     /// The compiled matcher.
     pub matcher: Matcher,
 }
@@ -42,12 +51,12 @@ impl Rule {
 
 /// A rule that could not be loaded, with where it was written.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("{source_loc}: {error}")]
+#[error("{source_loc}: {message}")]
 pub struct PolicyError {
     /// `file:line`.
     pub source_loc: String,
     /// What is wrong.
-    pub error: RuleError,
+    pub message: String,
 }
 
 /// The result of evaluating the rules on one action.
@@ -55,16 +64,32 @@ pub struct PolicyError {
 pub struct Evaluation {
     /// Deny, ask (the reviewer decides) or allow.
     pub effect: Effect,
-    /// The rule that decided, or `None` when nothing matched.
+    /// The rule that decided, or `None` when no rule did.
     pub rule: Option<RuleRef>,
     /// Why, in one sentence.
     pub reason: String,
+    /// Facts established on the way (wrappers removed, privileges, files, hosts), for the reviewer.
+    pub facts: Vec<String>,
 }
 
-/// The compiled rules of a policy.
-#[derive(Debug, Clone, Default)]
+/// Built-in behaviours that are not rules.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// What nothing matched means (ask or deny).
+    pub default: Effect,
+    /// Reads by shell commands and writes outside every workspace root.
+    pub outside_workspace: Effect,
+    /// Downloads fed to an interpreter.
+    pub remote_code: Effect,
+    /// Paths no rule may allow touching.
+    pub protections: protect::Protections,
+}
+
+/// The compiled policy.
+#[derive(Debug, Clone)]
 pub struct Policy {
     rules: Vec<Rule>,
+    settings: Settings,
 }
 
 /// A rule as listed by `GET /v1/policy` and `guardian policy`.
@@ -78,31 +103,133 @@ pub struct RuleListing {
     pub source: String,
 }
 
+/// The context rule examples (`match`/`not_match`) are checked in.
+pub fn example_context() -> Context {
+    Context {
+        cwd: PathBuf::from("/workspace"),
+        workspace_roots: vec![PathBuf::from("/workspace")],
+        home: Some(PathBuf::from("/home/user")),
+        git_dirs: Vec::new(),
+    }
+}
+
 impl Policy {
-    /// Compiles rules; every bad rule is reported with its source.
-    pub fn compile(specs: &[RuleSpec]) -> Result<Policy, Vec<PolicyError>> {
+    /// Compiles a config's rules, imports and settings. `own_files` are guardian's config,
+    /// policy and audit files (protected from writes).
+    pub fn from_config(
+        cfg: &Config,
+        mut own_files: Vec<PathBuf>,
+    ) -> Result<Policy, Vec<PolicyError>> {
+        let mut specs = cfg.rule_specs();
+        let mut errors = Vec::new();
+        for (path, source) in cfg.imports() {
+            match import::import_file(&path) {
+                Ok(imported) => {
+                    for w in &imported.warnings {
+                        tracing::warn!(import = %path.display(), "{w}");
+                    }
+                    specs.extend(imported.rules);
+                    own_files.push(crate::normalize::normalize_lexically(&absolute(&path)));
+                }
+                Err(e) => errors.push(PolicyError {
+                    source_loc: source,
+                    message: format!("cannot import {}: {e}", path.display()),
+                }),
+            }
+        }
+        let protections = protect::Protections::new(
+            &cfg.policy.protect_read,
+            &cfg.policy.protect_write,
+            own_files,
+        )
+        .map_err(|e| {
+            vec![PolicyError {
+                source_loc: cfg.source_name.clone(),
+                message: format!("policy.protect_read/protect_write: {e}"),
+            }]
+        })?;
+        let settings = Settings {
+            default: cfg.policy.default,
+            outside_workspace: cfg.policy.outside_workspace,
+            remote_code: cfg.policy.remote_code,
+            protections,
+        };
+        match Policy::compile(&specs, settings) {
+            Ok(p) if errors.is_empty() => Ok(p),
+            Ok(_) => Err(errors),
+            Err(mut e) => {
+                errors.append(&mut e);
+                Err(errors)
+            }
+        }
+    }
+
+    /// Compiles rules; every bad rule and every failed example is reported with its source.
+    pub fn compile(specs: &[RuleSpec], settings: Settings) -> Result<Policy, Vec<PolicyError>> {
         let mut rules = Vec::with_capacity(specs.len());
         let mut errors = Vec::new();
         for spec in specs {
             match rule::parse(&spec.pattern) {
-                Ok(matcher) => rules.push(Rule {
-                    effect: spec.effect,
-                    pattern: spec.pattern.clone(),
-                    source: spec.source.clone(),
-                    matcher,
-                }),
+                Ok(matcher) => {
+                    let r = Rule {
+                        effect: spec.effect,
+                        pattern: spec.pattern.clone(),
+                        source: spec.source.clone(),
+                        justification: spec.justification.clone(),
+                        matcher,
+                    };
+                    for ex in &spec.matches {
+                        if !example_matches(&r, ex) {
+                            errors.push(PolicyError {
+                                source_loc: spec.source.clone(),
+                                message: format!(
+                                    "rule {} should match its example {ex:?} but does not",
+                                    spec.pattern
+                                ),
+                            });
+                        }
+                    }
+                    for ex in &spec.not_matches {
+                        if example_matches(&r, ex) {
+                            errors.push(PolicyError {
+                                source_loc: spec.source.clone(),
+                                message: format!(
+                                    "rule {} matches {ex:?}, listed in its not_match examples",
+                                    spec.pattern
+                                ),
+                            });
+                        }
+                    }
+                    rules.push(r);
+                }
                 Err(error) => errors.push(PolicyError {
                     source_loc: spec.source.clone(),
-                    error,
+                    message: error.to_string(),
                 }),
             }
         }
         if errors.is_empty() {
-            // Stable order: deny, ask, allow; within each, as written.
             rules.sort_by_key(|r| r.effect);
-            Ok(Policy { rules })
+            Ok(Policy { rules, settings })
         } else {
             Err(errors)
+        }
+    }
+
+    /// A policy with no rules and default settings (everything asks).
+    pub fn empty() -> Policy {
+        let protections = protect::Protections::new(&[], &[], Vec::new()).unwrap_or_else(|e| {
+            // The built-in patterns are constants checked by tests; this cannot fail.
+            unreachable!("built-in protections do not compile: {e}")
+        });
+        Policy {
+            rules: Vec::new(),
+            settings: Settings {
+                default: Effect::Ask,
+                outside_workspace: Effect::Ask,
+                remote_code: Effect::Deny,
+                protections,
+            },
         }
     }
 
@@ -118,170 +245,518 @@ impl Policy {
             .collect()
     }
 
+    /// The settings in force.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
     /// Decides deny, ask or allow for one action.
     pub fn evaluate(&self, action: &NormalizedAction, ctx: &Context) -> Evaluation {
-        for effect in [Effect::Deny, Effect::Ask] {
-            if let Some(rule) = self.first_match(effect, action, ctx) {
-                let reason = match effect {
-                    Effect::Deny => format!("denied by policy: {}", rule.pattern),
-                    _ => format!("the rule {} asks for review", rule.pattern),
+        self.run(action, ctx, &mut Trace(None))
+    }
+
+    /// Decides, and records every step: each command, target and rule tried.
+    pub fn explain(&self, action: &NormalizedAction, ctx: &Context) -> (Evaluation, Vec<String>) {
+        let mut steps = Vec::new();
+        let e = self.run(action, ctx, &mut Trace(Some(&mut steps)));
+        (e, steps)
+    }
+
+    fn run(&self, action: &NormalizedAction, ctx: &Context, t: &mut Trace<'_>) -> Evaluation {
+        match action {
+            NormalizedAction::Shell(a) => self.shell(a, ctx, t),
+            NormalizedAction::Read(path) => self.file(path, false, ctx, t),
+            NormalizedAction::Write(path) => self.file(path, true, ctx, t),
+            NormalizedAction::Fetch { .. } | NormalizedAction::Mcp { .. } => {
+                let facts = match action {
+                    NormalizedAction::Fetch { host, .. } => vec![format!("host: {host}")],
+                    _ => Vec::new(),
                 };
-                return Evaluation {
-                    effect,
-                    rule: Some(rule.to_ref()),
-                    reason,
-                };
+                for effect in [Effect::Deny, Effect::Ask, Effect::Allow] {
+                    if let Some(r) = self.first(effect, t, |m| {
+                        m.matches_action(action, ctx, effect != Effect::Allow)
+                    }) {
+                        return decided(effect, r, String::new(), facts);
+                    }
+                }
+                self.nothing_matched(facts)
             }
-        }
-        if let NormalizedAction::Shell(cmd) = action
-            && let Some(why) = &cmd.opaque
-        {
-            return Evaluation {
-                effect: Effect::Ask,
-                rule: None,
-                reason: why.clone(),
-            };
-        }
-        if let Some(rule) = self.first_match(Effect::Allow, action, ctx) {
-            return Evaluation {
-                effect: Effect::Allow,
-                rule: Some(rule.to_ref()),
-                reason: format!("allowed by policy: {}", rule.pattern),
-            };
-        }
-        Evaluation {
-            effect: Effect::Ask,
-            rule: None,
-            reason: "no rule matches this action".to_string(),
         }
     }
 
-    fn first_match(
+    fn nothing_matched(&self, facts: Vec<String>) -> Evaluation {
+        Evaluation {
+            effect: self.settings.default,
+            rule: None,
+            reason: "no rule matches this action".into(),
+            facts,
+        }
+    }
+
+    /// The first rule of `effect` whose matcher satisfies `pred`, traced.
+    fn first(
         &self,
         effect: Effect,
-        action: &NormalizedAction,
-        ctx: &Context,
+        t: &mut Trace<'_>,
+        mut pred: impl FnMut(&Matcher) -> bool,
     ) -> Option<&Rule> {
-        let broad = effect != Effect::Allow;
-        let candidates: Vec<String> = match action {
-            NormalizedAction::Shell(cmd) if broad => cmd.deny_candidates(),
-            NormalizedAction::Shell(cmd) => cmd.allow_candidate().into_iter().collect(),
-            _ => Vec::new(),
-        };
-        self.rules
+        let found = self
+            .rules
             .iter()
             .filter(|r| r.effect == effect)
-            .find(|r| match action {
-                NormalizedAction::Shell(_) => {
-                    candidates.iter().any(|c| r.matcher.matches_command_text(c))
-                }
-                _ => r.matcher.matches_action(action, ctx, broad),
-            })
+            .find(|r| pred(&r.matcher));
+        if let Some(r) = found {
+            t.step(format!(
+                "{} rule {} ({}) matches",
+                effect.as_str(),
+                r.pattern,
+                r.source
+            ));
+        }
+        found
     }
+
+    fn file(&self, path: &Path, write: bool, ctx: &Context, t: &mut Trace<'_>) -> Evaluation {
+        let verb = if write { "write" } else { "read" };
+        let facts = vec![format!("{verb}: {}", path.display())];
+        let action = if write {
+            NormalizedAction::Write(path.to_path_buf())
+        } else {
+            NormalizedAction::Read(path.to_path_buf())
+        };
+        t.step(format!("{verb} {}", path.display()));
+        for effect in [Effect::Deny, Effect::Ask] {
+            if let Some(r) = self.first(effect, t, |m| m.matches_action(&action, ctx, true)) {
+                return decided(effect, r, String::new(), facts);
+            }
+        }
+        let protected = if write {
+            self.settings.protections.write(path, ctx)
+        } else {
+            self.settings.protections.read(path, ctx)
+        };
+        if let Some(p) = protected {
+            t.step(format!("protected path ({p}): no rule may allow it"));
+            return ask(
+                format!(
+                    "{} is protected ({p}): no rule may allow this {verb}",
+                    path.display()
+                ),
+                facts,
+            );
+        }
+        if let Some(r) = self.first(Effect::Allow, t, |m| m.matches_action(&action, ctx, false)) {
+            return decided(Effect::Allow, r, String::new(), facts);
+        }
+        if write && !ctx.in_workspace(path) && self.settings.outside_workspace == Effect::Deny {
+            return builtin_deny(
+                format!("{} is outside the workspace", path.display()),
+                "outside_workspace",
+                facts,
+            );
+        }
+        self.nothing_matched(facts)
+    }
+
+    fn shell(&self, a: &ShellAnalysis, ctx: &Context, t: &mut Trace<'_>) -> Evaluation {
+        let facts = shell_facts(a, ctx);
+        // Resolve every file once.
+        let resolved: Vec<(Vec<PathBuf>, Vec<PathBuf>)> = a
+            .commands
+            .iter()
+            .map(|c| {
+                (
+                    c.reads.iter().map(|p| ctx.resolve(p)).collect(),
+                    c.writes.iter().map(|p| ctx.resolve(p)).collect(),
+                )
+            })
+            .collect();
+        if t.on() {
+            for (c, (reads, writes)) in a.commands.iter().zip(&resolved) {
+                t.step(describe_command(c, reads, writes));
+            }
+            for u in &a.unknowns {
+                t.step(format!("unknown: {u}"));
+            }
+            for r in &a.remote_code {
+                t.step(format!("remote code: {r}"));
+            }
+        }
+        if !a.remote_code.is_empty() && self.settings.remote_code == Effect::Deny {
+            let why = format!(
+                "{}: remote code is denied ([policy] remote_code = \"deny\")",
+                a.remote_code[0]
+            );
+            t.step(format!("deny: {why}"));
+            return builtin_deny(why, "remote_code", facts);
+        }
+        for effect in [Effect::Deny, Effect::Ask] {
+            if let Some((r, what)) = self.shell_match(effect, a, &resolved, ctx, t) {
+                return decided(effect, r, what, facts);
+            }
+        }
+        if !a.remote_code.is_empty() {
+            return ask(a.remote_code[0].clone(), facts);
+        }
+        // Allow: every part must be allowed, nothing dynamic.
+        if let Some(e) = &a.parse_error {
+            return ask(
+                format!("the command could not be parsed ({e}); rules cannot allow it"),
+                facts,
+            );
+        }
+        if let Some(u) = a.unknowns.first() {
+            return ask(
+                format!("{u}; rules cannot allow what is not known statically"),
+                facts,
+            );
+        }
+        let mut deciding: Option<&Rule> = None;
+        for (c, (reads, writes)) in a.commands.iter().zip(&resolved) {
+            if let Some(d) = &c.dynamic {
+                return ask(
+                    format!(
+                        "`{}`: {d}; rules cannot allow what is not known statically",
+                        c.text
+                    ),
+                    facts,
+                );
+            }
+            if !c.wrapper_only && !c.allow_text.is_empty() {
+                match self.first(Effect::Allow, t, |m| m.matches_command_text(&c.allow_text)) {
+                    Some(r) => {
+                        deciding.get_or_insert(r);
+                    }
+                    None => {
+                        return self.unmatched(format!("no rule allows `{}`", c.allow_text), facts);
+                    }
+                }
+            }
+            for w in writes {
+                if let Some(p) = self.settings.protections.write(w, ctx) {
+                    return ask(
+                        format!(
+                            "`{}` writes {}, which is protected ({p})",
+                            c.text,
+                            w.display()
+                        ),
+                        facts,
+                    );
+                }
+                let action = NormalizedAction::Write(w.clone());
+                if self
+                    .first(Effect::Allow, t, |m| m.matches_action(&action, ctx, false))
+                    .is_none()
+                {
+                    if !ctx.in_workspace(w) && self.settings.outside_workspace == Effect::Deny {
+                        return builtin_deny(
+                            format!("`{}` writes {}, outside the workspace", c.text, w.display()),
+                            "outside_workspace",
+                            facts,
+                        );
+                    }
+                    return self.unmatched(
+                        format!(
+                            "`{}` writes {}, and no Edit/Write rule allows that",
+                            c.text,
+                            w.display()
+                        ),
+                        facts,
+                    );
+                }
+            }
+            for r in reads {
+                if let Some(p) = self.settings.protections.read(r, ctx) {
+                    return ask(
+                        format!(
+                            "`{}` reads {}, which is protected ({p})",
+                            c.text,
+                            r.display()
+                        ),
+                        facts,
+                    );
+                }
+                if !ctx.in_workspace(r) && self.settings.outside_workspace != Effect::Allow {
+                    let action = NormalizedAction::Read(r.clone());
+                    if self
+                        .first(Effect::Allow, t, |m| m.matches_action(&action, ctx, false))
+                        .is_none()
+                    {
+                        let why =
+                            format!("`{}` reads {}, outside the workspace", c.text, r.display());
+                        if self.settings.outside_workspace == Effect::Deny {
+                            return builtin_deny(why, "outside_workspace", facts);
+                        }
+                        return ask(why, facts);
+                    }
+                }
+            }
+        }
+        match deciding {
+            Some(r) => decided(Effect::Allow, r, String::new(), facts),
+            None if a.commands.iter().any(|c| !c.writes.is_empty()) => {
+                // Only redirections: allowed by the Edit/Write rules checked above.
+                Evaluation {
+                    effect: Effect::Allow,
+                    rule: None,
+                    reason: "every file written is allowed by an Edit/Write rule".into(),
+                    facts,
+                }
+            }
+            None => ask("nothing to run".into(), facts),
+        }
+    }
+
+    /// "Nothing allows this": ask, or deny when `[policy] default = "deny"`.
+    fn unmatched(&self, reason: String, facts: Vec<String>) -> Evaluation {
+        Evaluation {
+            effect: self.settings.default,
+            rule: None,
+            reason,
+            facts,
+        }
+    }
+
+    /// The first deny (or ask) rule that matches any command, file or host of the line.
+    fn shell_match(
+        &self,
+        effect: Effect,
+        a: &ShellAnalysis,
+        resolved: &[(Vec<PathBuf>, Vec<PathBuf>)],
+        ctx: &Context,
+        t: &mut Trace<'_>,
+    ) -> Option<(&Rule, String)> {
+        for text in &a.unparsed {
+            let cands = shell_text::deny_candidates(text);
+            if let Some(r) = self.first(effect, t, |m| {
+                cands.iter().any(|c| m.matches_command_text(c))
+            }) {
+                return Some((r, format!("in the text {text:?}")));
+            }
+        }
+        for (c, (reads, writes)) in a.commands.iter().zip(resolved) {
+            if let Some(r) = self.first(effect, t, |m| {
+                c.deny_texts.iter().any(|x| m.matches_command_text(x))
+            }) {
+                return Some((r, format!("`{}`", c.text)));
+            }
+            for p in reads {
+                let action = NormalizedAction::Read(p.clone());
+                if let Some(r) = self.first(effect, t, |m| m.matches_action(&action, ctx, true)) {
+                    return Some((r, format!("`{}` reads {}", c.text, p.display())));
+                }
+            }
+            for p in writes {
+                let action = NormalizedAction::Write(p.clone());
+                if let Some(r) = self.first(effect, t, |m| m.matches_action(&action, ctx, true)) {
+                    return Some((r, format!("`{}` writes {}", c.text, p.display())));
+                }
+            }
+            for h in &c.hosts {
+                let action = NormalizedAction::Fetch {
+                    url: String::new(),
+                    host: h.clone(),
+                };
+                if let Some(r) = self.first(effect, t, |m| m.matches_action(&action, ctx, true)) {
+                    return Some((r, format!("`{}` contacts {h}", c.text)));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Whether a rule matches one of its own examples: a command line for Bash rules, a path
+/// (relative to `/workspace`, home `/home/user`) for file rules, a host or URL for WebFetch, a
+/// tool name `mcp__server__tool` for MCP rules.
+pub fn example_matches(r: &Rule, example: &str) -> bool {
+    let ctx = example_context();
+    match r.matcher.tool() {
+        rule::ToolKind::Bash => {
+            let a = shell::analyze(example);
+            let broad = r.effect != Effect::Allow;
+            a.commands.iter().any(|c| {
+                if broad {
+                    c.deny_texts
+                        .iter()
+                        .any(|t| r.matcher.matches_command_text(t))
+                } else {
+                    r.matcher.matches_command_text(&c.allow_text)
+                }
+            })
+        }
+        rule::ToolKind::Read => r.matcher.matches_action(
+            &NormalizedAction::Read(ctx.resolve(example)),
+            &ctx,
+            r.effect != Effect::Allow,
+        ),
+        rule::ToolKind::Write => r.matcher.matches_action(
+            &NormalizedAction::Write(ctx.resolve(example)),
+            &ctx,
+            r.effect != Effect::Allow,
+        ),
+        rule::ToolKind::WebFetch => {
+            let host = crate::normalize::shell::effects::host_of(example)
+                .unwrap_or_else(|| example.to_ascii_lowercase());
+            r.matcher.matches_action(
+                &NormalizedAction::Fetch {
+                    url: example.to_string(),
+                    host,
+                },
+                &ctx,
+                false,
+            )
+        }
+        rule::ToolKind::Mcp => {
+            let rest = example.strip_prefix("mcp__").unwrap_or(example);
+            let (server, tool) = rest.split_once("__").unwrap_or((rest, ""));
+            r.matcher.matches_action(
+                &NormalizedAction::Mcp {
+                    server: server.to_string(),
+                    tool: tool.to_string(),
+                },
+                &ctx,
+                false,
+            )
+        }
+    }
+}
+
+/// Records explanation steps when asked to.
+struct Trace<'a>(Option<&'a mut Vec<String>>);
+
+impl Trace<'_> {
+    fn on(&self) -> bool {
+        self.0.is_some()
+    }
+    fn step(&mut self, s: String) {
+        if let Some(v) = self.0.as_mut() {
+            v.push(s);
+        }
+    }
+}
+
+fn decided(effect: Effect, r: &Rule, what: String, facts: Vec<String>) -> Evaluation {
+    let detail = if what.is_empty() {
+        String::new()
+    } else {
+        format!(" ({what})")
+    };
+    let why = r
+        .justification
+        .as_ref()
+        .map(|j| format!(": {j}"))
+        .unwrap_or_default();
+    let reason = match effect {
+        Effect::Deny => format!("denied by policy: {}{detail}{why}", r.pattern),
+        Effect::Ask => format!("the rule {} asks for review{detail}{why}", r.pattern),
+        Effect::Allow => format!("allowed by policy: {}{detail}", r.pattern),
+    };
+    Evaluation {
+        effect,
+        rule: Some(r.to_ref()),
+        reason,
+        facts,
+    }
+}
+
+fn ask(reason: String, facts: Vec<String>) -> Evaluation {
+    Evaluation {
+        effect: Effect::Ask,
+        rule: None,
+        reason,
+        facts,
+    }
+}
+
+fn builtin_deny(reason: String, setting: &str, facts: Vec<String>) -> Evaluation {
+    Evaluation {
+        effect: Effect::Deny,
+        rule: Some(RuleRef {
+            effect: Effect::Deny,
+            pattern: format!("built-in: {setting}"),
+            source: format!("[policy] {setting}"),
+        }),
+        reason: format!("denied by policy: {reason}"),
+        facts,
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    }
+}
+
+fn describe_command(
+    c: &crate::normalize::SimpleCommand,
+    reads: &[PathBuf],
+    writes: &[PathBuf],
+) -> String {
+    let mut s = format!("command `{}` [{}]", c.text, c.context);
+    if !c.wrappers.is_empty() {
+        s.push_str(&format!(" wrappers removed: {}", c.wrappers.join(", ")));
+    }
+    if c.privileged {
+        s.push_str(" PRIVILEGED");
+    }
+    if c.wrapper_only {
+        s.push_str(" (wrapper: judged by deny/ask rules only)");
+    }
+    if !reads.is_empty() {
+        s.push_str(&format!(" reads: {}", join_paths(reads)));
+    }
+    if !writes.is_empty() {
+        s.push_str(&format!(" writes: {}", join_paths(writes)));
+    }
+    if !c.hosts.is_empty() {
+        s.push_str(&format!(" hosts: {}", c.hosts.join(", ")));
+    }
+    if let Some(d) = &c.dynamic {
+        s.push_str(&format!(" DYNAMIC: {d}"));
+    }
+    s
+}
+
+fn join_paths(p: &[PathBuf]) -> String {
+    p.iter()
+        .map(|x| x.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Facts for the reviewer: privileges, wrappers, files and hosts of a shell line.
+fn shell_facts(a: &ShellAnalysis, ctx: &Context) -> Vec<String> {
+    let mut facts = Vec::new();
+    for c in &a.commands {
+        if c.privileged && !c.wrapper_only {
+            facts.push(format!(
+                "runs with raised privileges ({}): `{}`",
+                c.wrappers.join(" "),
+                c.text
+            ));
+        }
+        for w in &c.writes {
+            facts.push(format!("writes {}", ctx.resolve(w).display()));
+        }
+        for r in &c.reads {
+            facts.push(format!("reads {}", ctx.resolve(r).display()));
+        }
+        for h in &c.hosts {
+            facts.push(format!("contacts {h}"));
+        }
+    }
+    for r in &a.remote_code {
+        facts.push(format!("remote code: {r}"));
+    }
+    facts.dedup();
+    facts.truncate(40);
+    facts
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::normalize::shell;
-    use std::path::PathBuf;
-
-    fn policy(deny: &[&str], ask: &[&str], allow: &[&str]) -> Policy {
-        let mut specs = Vec::new();
-        for (effect, list) in [
-            (Effect::Deny, deny),
-            (Effect::Ask, ask),
-            (Effect::Allow, allow),
-        ] {
-            for (i, p) in list.iter().enumerate() {
-                specs.push(RuleSpec {
-                    effect,
-                    pattern: p.to_string(),
-                    source: format!("test:{i}"),
-                });
-            }
-        }
-        Policy::compile(&specs).expect("compiles")
-    }
-
-    fn ctx() -> Context {
-        Context {
-            cwd: PathBuf::from("/work/repo"),
-            workspace_roots: vec![PathBuf::from("/work/repo")],
-            home: Some(PathBuf::from("/home/u")),
-        }
-    }
-
-    fn shell_effect(p: &Policy, cmd: &str) -> Effect {
-        p.evaluate(&NormalizedAction::Shell(shell::analyze(cmd)), &ctx())
-            .effect
-    }
-
-    #[test]
-    fn deny_beats_allow_in_any_part() {
-        let p = policy(
-            &["Bash(git push *)"],
-            &["Bash(git commit *)"],
-            &["Bash(git *)", "Bash(git status)"],
-        );
-        assert_eq!(shell_effect(&p, "git status"), Effect::Allow);
-        assert_eq!(shell_effect(&p, "git push origin main"), Effect::Deny);
-        assert_eq!(
-            shell_effect(&p, "git status && git push origin main"),
-            Effect::Deny
-        );
-        assert_eq!(shell_effect(&p, "git status; git push"), Effect::Deny);
-        assert_eq!(shell_effect(&p, "echo hi | git push"), Effect::Deny);
-        assert_eq!(shell_effect(&p, "g'i't push"), Effect::Deny);
-        assert_eq!(shell_effect(&p, "git  push   origin"), Effect::Deny);
-        assert_eq!(shell_effect(&p, "git commit -m x"), Effect::Ask);
-    }
-
-    #[test]
-    fn operators_never_allowed_by_rule() {
-        let p = policy(&[], &[], &["Bash(*)", "Bash(git status *)"]);
-        for cmd in [
-            "git status && rm -rf /",
-            "git status > /etc/x",
-            "git status $(id)",
-            "git status `id`",
-        ] {
-            let e = p.evaluate(&NormalizedAction::Shell(shell::analyze(cmd)), &ctx());
-            assert_eq!(e.effect, Effect::Ask, "{cmd}");
-            assert!(e.rule.is_none());
-        }
-        assert_eq!(shell_effect(&p, "git status --short"), Effect::Allow);
-    }
-
-    #[test]
-    fn nothing_matched_is_ask_and_rule_is_reported() {
-        let p = policy(&["Read(./.env)"], &[], &["Read(./src/**)"]);
-        let c = ctx();
-        let e = p.evaluate(&NormalizedAction::Read(c.resolve(".env")), &c);
-        assert_eq!(e.effect, Effect::Deny);
-        assert_eq!(
-            e.rule.as_ref().map(|r| r.pattern.as_str()),
-            Some("Read(./.env)")
-        );
-        let e = p.evaluate(&NormalizedAction::Read(c.resolve("src/lib.rs")), &c);
-        assert_eq!(e.effect, Effect::Allow);
-        let e = p.evaluate(&NormalizedAction::Read(c.resolve("README.md")), &c);
-        assert_eq!(e.effect, Effect::Ask);
-        assert!(e.rule.is_none());
-        // A read rule does not cover writes.
-        let e = p.evaluate(&NormalizedAction::Write(c.resolve("src/lib.rs")), &c);
-        assert_eq!(e.effect, Effect::Ask);
-    }
-
-    #[test]
-    fn bad_rules_are_reported_with_source() {
-        let specs = vec![RuleSpec {
-            effect: Effect::Deny,
-            pattern: "Bahs(x)".into(),
-            source: "g.toml:3".into(),
-        }];
-        let errs = Policy::compile(&specs).unwrap_err();
-        assert_eq!(errs.len(), 1);
-        assert!(errs[0].to_string().starts_with("g.toml:3"));
-    }
-}
+mod tests;

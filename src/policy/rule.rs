@@ -224,7 +224,8 @@ fn wildcard_regex(spec: &str, word_boundary_suffix: bool) -> Result<Regex, Strin
     Regex::new(&re).map_err(|e| format!("cannot compile pattern: {e}"))
 }
 
-fn path_pattern(spec: &str) -> Result<PathPattern, String> {
+/// Compiles a path specifier (`./src/**`, `~/.ssh/**`, `//etc/passwd`, `.env`).
+pub fn path_pattern(spec: &str) -> Result<PathPattern, String> {
     let spec = spec.trim();
     let (anchor, rel) = if let Some(r) = spec.strip_prefix("//") {
         (Anchor::Absolute, r)
@@ -378,6 +379,7 @@ mod tests {
             cwd: PathBuf::from("/work/repo"),
             workspace_roots: vec![PathBuf::from("/work/repo")],
             home: Some(PathBuf::from("/home/u")),
+            git_dirs: Vec::new(),
         }
     }
 

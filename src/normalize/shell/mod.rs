@@ -1,0 +1,1079 @@
+//! Shell command lines, parsed to an AST and taken apart into the simple commands that will run.
+//!
+//! This module owns understanding a command line: it parses with brush-parser (guarded by size
+//! and nesting caps and `catch_unwind`; the pipeline adds a deadline), walks every list, pipeline,
+//! compound command, function body, `$(…)`, backticks, `<(…)`/`>(…)`, `bash -c` script, and script
+//! fed to a shell by heredoc or pipe, removes wrappers ([`wrappers`]), and records for each simple
+//! command its words, the files it reads and writes (redirections included, [`effects`]) and the
+//! hosts it contacts. Whatever cannot be known statically is listed in `unknowns` or the
+//! command's `dynamic`: the policy never allows such a line by rule.
+
+pub mod effects;
+pub mod words;
+pub mod wrappers;
+
+use std::io::Cursor;
+
+use brush_parser::ast;
+use serde::Serialize;
+
+use self::effects::{DOWNLOADERS, is_interpreter};
+use self::words::WordValue;
+use self::wrappers::{Inner, basename, program_name};
+
+/// Longest command line parsed, in bytes.
+pub const MAX_INPUT_BYTES: usize = 64 * 1024;
+/// Deepest bracket nesting parsed (brush-parser is exponential on some unbalanced inputs).
+pub const MAX_NESTING: usize = 12;
+/// Deepest nesting of scripts inside scripts (`bash -c "bash -c '…'"`).
+pub const MAX_SCRIPT_DEPTH: usize = 6;
+/// Most simple commands analysed in one line.
+pub const MAX_COMMANDS: usize = 512;
+
+/// A command line taken apart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShellAnalysis {
+    /// The command line as given.
+    pub raw: String,
+    /// Every simple command that may run, in order, wrappers removed.
+    pub commands: Vec<SimpleCommand>,
+    /// What could not be understood statically (never allowed by a rule).
+    pub unknowns: Vec<String>,
+    /// Set when the line itself could not be parsed.
+    pub parse_error: Option<String>,
+    /// Script texts that could not be parsed: deny rules are tried on their text.
+    pub unparsed: Vec<String>,
+    /// Downloads fed to an interpreter (`curl … | sh`, `bash <(curl …)`, `python -c "$(curl …)"`).
+    pub remote_code: Vec<String>,
+}
+
+/// One simple command, as it will run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SimpleCommand {
+    /// Its words after quote removal and wrapper removal.
+    pub argv: Vec<String>,
+    /// `argv` joined with spaces (what `Bash(…)` rules are matched against).
+    pub text: String,
+    /// The text an allow rule must match: `text`, or the whole command when a privilege
+    /// wrapper (sudo, doas, …) was removed, so `Bash(rm *)` never allows `sudo rm`.
+    pub allow_text: String,
+    /// Every text a deny or ask rule is tried against: each wrapper level, and program basenames.
+    pub deny_texts: Vec<String>,
+    /// Wrappers removed, outermost first.
+    pub wrappers: Vec<String>,
+    /// True when a privilege wrapper was removed.
+    pub privileged: bool,
+    /// True for the outer part of `bash -c '…'` and the like: judged by deny and ask rules only,
+    /// the commands of its script are judged on their own.
+    pub wrapper_only: bool,
+    /// Files read (as written, relative to the cwd after any `cd`).
+    pub reads: Vec<String>,
+    /// Files written, created, deleted or changed.
+    pub writes: Vec<String>,
+    /// Hosts contacted.
+    pub hosts: Vec<String>,
+    /// Why this command is not static, if it is not.
+    pub dynamic: Option<String>,
+    /// Where it was found: `top level`, `$(…)`, `bash -c`, `heredoc`, `find -exec`, ….
+    pub context: String,
+}
+
+/// Parses and analyses a command line (size and nesting capped, panics caught).
+pub fn analyze(command: &str) -> ShellAnalysis {
+    let mut w = Walker::default();
+    let mut out = ShellAnalysis {
+        raw: command.to_string(),
+        commands: Vec::new(),
+        unknowns: Vec::new(),
+        parse_error: None,
+        unparsed: Vec::new(),
+        remote_code: Vec::new(),
+    };
+    match parse(command) {
+        Ok(program) => {
+            w.walk_program(&program, "top level", Stdin::Terminal);
+        }
+        Err(e) => {
+            out.parse_error = Some(e.clone());
+            out.unknowns
+                .push(format!("the command could not be parsed: {e}"));
+            out.unparsed.push(command.to_string());
+        }
+    }
+    out.commands = w.commands;
+    out.unknowns.extend(w.unknowns);
+    out.unparsed.extend(w.unparsed);
+    out.remote_code = w.remote_code;
+    out.unknowns.dedup();
+    out
+}
+
+/// Parses a script with the guards brush-parser needs.
+pub fn parse(text: &str) -> Result<ast::Program, String> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(format!("longer than {MAX_INPUT_BYTES} bytes"));
+    }
+    let depth = nesting(text);
+    if depth > MAX_NESTING {
+        return Err(format!(
+            "brackets nested {depth} deep (limit {MAX_NESTING})"
+        ));
+    }
+    let options = brush_parser::ParserOptions::default();
+    let result = std::panic::catch_unwind(|| {
+        let mut parser = brush_parser::Parser::new(Cursor::new(text), &options);
+        parser.parse_program()
+    });
+    match result {
+        Ok(Ok(p)) => Ok(p),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("the parser failed on this input".into()),
+    }
+}
+
+/// Deepest bracket nesting of a text, quotes ignored (an overestimate is fine: it only refuses).
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for c in text.chars() {
+        match c {
+            '(' | '{' | '[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            ')' | '}' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Where a command's standard input comes from.
+#[derive(Debug, Clone)]
+enum Stdin {
+    Terminal,
+    /// From a pipe: the producer downloads; or printed a static script (`echo '…' | sh`).
+    Pipe {
+        downloads: bool,
+        script: Option<String>,
+    },
+    /// A heredoc or here-string.
+    Text {
+        text: String,
+        dynamic: bool,
+    },
+}
+
+/// The working directory as far as `cd` commands tell.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+enum Cwd {
+    #[default]
+    Start,
+    Dir(String),
+    Unknown,
+}
+
+#[derive(Default)]
+struct Walker {
+    commands: Vec<SimpleCommand>,
+    unknowns: Vec<String>,
+    unparsed: Vec<String>,
+    remote_code: Vec<String>,
+    cwd: Cwd,
+    depth: usize,
+    /// Redirections of enclosing compound commands: (reads, writes).
+    inherited: Vec<(Vec<WordValue>, Vec<WordValue>)>,
+    /// Set for commands inside a privileged script.
+    privileged_context: bool,
+}
+
+impl Walker {
+    fn unknown(&mut self, why: impl Into<String>) {
+        let why = why.into();
+        if !self.unknowns.contains(&why) {
+            self.unknowns.push(why);
+        }
+    }
+
+    /// Parses and walks a nested script; returns whether anything in it downloads.
+    fn walk_script(&mut self, text: &str, context: &str, stdin: Stdin) -> bool {
+        if self.depth >= MAX_SCRIPT_DEPTH {
+            self.unknown(format!("scripts nested deeper than {MAX_SCRIPT_DEPTH}"));
+            self.unparsed.push(text.to_string());
+            return false;
+        }
+        match parse(text) {
+            Ok(program) => {
+                self.depth += 1;
+                let saved = self.cwd.clone();
+                let d = self.walk_program(&program, context, stdin);
+                self.cwd = saved;
+                self.depth -= 1;
+                d
+            }
+            Err(e) => {
+                self.unknown(format!("a {context} script could not be parsed: {e}"));
+                self.unparsed.push(text.to_string());
+                false
+            }
+        }
+    }
+
+    fn walk_program(&mut self, p: &ast::Program, context: &str, stdin: Stdin) -> bool {
+        let mut downloads = false;
+        for cc in &p.complete_commands {
+            downloads |= self.walk_list(cc, context, &stdin);
+        }
+        downloads
+    }
+
+    fn walk_list(&mut self, list: &ast::CompoundList, context: &str, stdin: &Stdin) -> bool {
+        let mut downloads = false;
+        for ast::CompoundListItem(and_or, sep) in &list.0 {
+            let saved = matches!(sep, ast::SeparatorOperator::Async).then(|| self.cwd.clone());
+            downloads |= self.walk_pipeline(&and_or.first, context, stdin);
+            for next in &and_or.additional {
+                let (ast::AndOr::And(p) | ast::AndOr::Or(p)) = next;
+                downloads |= self.walk_pipeline(p, context, stdin);
+            }
+            if let Some(s) = saved {
+                self.cwd = s;
+            }
+        }
+        downloads
+    }
+
+    fn walk_pipeline(&mut self, p: &ast::Pipeline, context: &str, stdin: &Stdin) -> bool {
+        let multi = p.seq.len() > 1;
+        let saved = multi.then(|| self.cwd.clone());
+        let mut downloads_so_far = false;
+        let mut producer_script: Option<String> = None;
+        for (i, cmd) in p.seq.iter().enumerate() {
+            let this_stdin = if i == 0 {
+                stdin.clone()
+            } else {
+                Stdin::Pipe {
+                    downloads: downloads_so_far,
+                    script: producer_script.take(),
+                }
+            };
+            if let ast::Command::Simple(s) = cmd {
+                producer_script = static_echo(s);
+            }
+            downloads_so_far |= self.walk_command(cmd, context, this_stdin);
+        }
+        if let Some(s) = saved {
+            self.cwd = s;
+        }
+        downloads_so_far
+    }
+
+    fn walk_command(&mut self, cmd: &ast::Command, context: &str, stdin: Stdin) -> bool {
+        match cmd {
+            ast::Command::Simple(s) => self.walk_simple(s, context, stdin),
+            ast::Command::Compound(c, redirects) => {
+                let pushed = self.push_redirects(redirects.as_ref());
+                let d = self.walk_compound(c, context, &stdin);
+                if pushed {
+                    self.inherited.pop();
+                }
+                d
+            }
+            ast::Command::Function(f) => {
+                let name = words::evaluate(&f.fname.value).text;
+                let pushed = self.push_redirects(f.body.1.as_ref());
+                let d = self.walk_compound(&f.body.0, &format!("function {name}"), &stdin);
+                if pushed {
+                    self.inherited.pop();
+                }
+                d
+            }
+            ast::Command::ExtendedTest(t, redirects) => {
+                let pushed = self.push_redirects(redirects.as_ref());
+                let d = self.walk_test(&t.expr);
+                if pushed {
+                    self.inherited.pop();
+                }
+                d
+            }
+        }
+    }
+
+    fn walk_test(&mut self, e: &ast::ExtendedTestExpr) -> bool {
+        match e {
+            ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
+                self.walk_test(a) | self.walk_test(b)
+            }
+            ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => {
+                self.walk_test(a)
+            }
+            ast::ExtendedTestExpr::UnaryTest(_, w) => {
+                self.walk_word_substitutions(&words::evaluate(&w.value))
+            }
+            ast::ExtendedTestExpr::BinaryTest(_, a, b) => {
+                self.walk_word_substitutions(&words::evaluate(&a.value))
+                    | self.walk_word_substitutions(&words::evaluate(&b.value))
+            }
+        }
+    }
+
+    fn push_redirects(&mut self, list: Option<&ast::RedirectList>) -> bool {
+        let Some(list) = list else { return false };
+        let mut reads = Vec::new();
+        let mut writes = Vec::new();
+        for r in &list.0 {
+            self.redirect(r, &mut reads, &mut writes, &mut None);
+        }
+        self.inherited.push((reads, writes));
+        true
+    }
+
+    fn walk_compound(&mut self, c: &ast::CompoundCommand, context: &str, stdin: &Stdin) -> bool {
+        match c {
+            ast::CompoundCommand::BraceGroup(b) => self.walk_list(&b.list, context, stdin),
+            ast::CompoundCommand::Subshell(s) => {
+                let saved = self.cwd.clone();
+                let d = self.walk_list(&s.list, context, stdin);
+                self.cwd = saved;
+                d
+            }
+            ast::CompoundCommand::ForClause(f) => {
+                let mut d = false;
+                for w in f.values.iter().flatten() {
+                    d |= self.walk_word_substitutions(&words::evaluate(&w.value));
+                }
+                d | self.walk_list(&f.body.list, context, stdin)
+            }
+            ast::CompoundCommand::ArithmeticForClause(f) => {
+                for e in [&f.initializer, &f.condition, &f.updater]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.arith(&e.value);
+                }
+                self.walk_list(&f.body.list, context, stdin)
+            }
+            ast::CompoundCommand::CaseClause(c) => {
+                let mut d = self.walk_word_substitutions(&words::evaluate(&c.value.value));
+                for item in &c.cases {
+                    for p in &item.patterns {
+                        d |= self.walk_word_substitutions(&words::evaluate(&p.value));
+                    }
+                    if let Some(cmd) = &item.cmd {
+                        d |= self.walk_list(cmd, context, stdin);
+                    }
+                }
+                d
+            }
+            ast::CompoundCommand::IfClause(i) => {
+                let mut d = self.walk_list(&i.condition, context, stdin);
+                d |= self.walk_list(&i.then, context, stdin);
+                for e in i.elses.iter().flatten() {
+                    if let Some(cond) = &e.condition {
+                        d |= self.walk_list(cond, context, stdin);
+                    }
+                    d |= self.walk_list(&e.body, context, stdin);
+                }
+                d
+            }
+            ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
+                self.walk_list(&w.0, context, stdin) | self.walk_list(&w.1.list, context, stdin)
+            }
+            ast::CompoundCommand::Arithmetic(a) => {
+                self.arith(&a.expr.value);
+                false
+            }
+            ast::CompoundCommand::Coprocess(c) => {
+                self.walk_command(&c.body, "coproc", Stdin::Terminal)
+            }
+        }
+    }
+
+    fn arith(&mut self, expr: &str) {
+        if expr.contains("$(") || expr.contains('`') || expr.contains('[') {
+            self.unknown("an arithmetic expression that may run commands");
+        }
+    }
+
+    /// Walks the command substitutions of a word; returns whether any downloads.
+    fn walk_word_substitutions(&mut self, w: &WordValue) -> bool {
+        let mut d = false;
+        for s in &w.substitutions {
+            d |= self.walk_script(s, "$(…)", Stdin::Terminal);
+        }
+        d
+    }
+
+    /// Adds a redirection's file targets; returns a heredoc/here-string as new stdin.
+    fn redirect(
+        &mut self,
+        r: &ast::IoRedirect,
+        reads: &mut Vec<WordValue>,
+        writes: &mut Vec<WordValue>,
+        stdin: &mut Option<Stdin>,
+    ) -> bool {
+        use ast::{IoFileRedirectKind as K, IoFileRedirectTarget as T};
+        match r {
+            ast::IoRedirect::File(_, kind, target) => match target {
+                T::Filename(w) => {
+                    let v = words::evaluate(&w.value);
+                    let d = self.walk_word_substitutions(&v);
+                    match kind {
+                        K::Read => reads.push(v),
+                        K::Write | K::Append | K::Clobber => writes.push(v),
+                        K::ReadAndWrite => {
+                            reads.push(v.clone());
+                            writes.push(v);
+                        }
+                        K::DuplicateInput | K::DuplicateOutput => {
+                            if !v.text.chars().all(|c| c.is_ascii_digit() || c == '-') {
+                                writes.push(v);
+                            }
+                        }
+                    }
+                    d
+                }
+                T::Fd(_) => false,
+                T::Duplicate(w) => {
+                    let v = words::evaluate(&w.value);
+                    if !v.text.chars().all(|c| c.is_ascii_digit() || c == '-') {
+                        writes.push(v.clone());
+                    }
+                    self.walk_word_substitutions(&v)
+                }
+                T::ProcessSubstitution(_, sub) => {
+                    let saved = self.cwd.clone();
+                    let d = self.walk_list(&sub.list, "process substitution", &Stdin::Terminal);
+                    self.cwd = saved;
+                    d
+                }
+            },
+            ast::IoRedirect::HereDocument(_, doc) => {
+                let dynamic = doc.requires_expansion
+                    && (doc.doc.value.contains('$') || doc.doc.value.contains('`'));
+                *stdin = Some(Stdin::Text {
+                    text: doc.doc.value.clone(),
+                    dynamic,
+                });
+                false
+            }
+            ast::IoRedirect::HereString(_, w) => {
+                let v = words::evaluate(&w.value);
+                let d = self.walk_word_substitutions(&v);
+                *stdin = Some(Stdin::Text {
+                    text: v.text.clone(),
+                    dynamic: v.dynamic.is_some(),
+                });
+                d
+            }
+            ast::IoRedirect::OutputAndError(w, _) => {
+                let v = words::evaluate(&w.value);
+                let d = self.walk_word_substitutions(&v);
+                writes.push(v);
+                d
+            }
+        }
+    }
+
+    fn walk_simple(&mut self, s: &ast::SimpleCommand, context: &str, stdin: Stdin) -> bool {
+        if self.commands.len() >= MAX_COMMANDS {
+            self.unknown(format!("more than {MAX_COMMANDS} commands"));
+            return false;
+        }
+        let mut c = Collected::default();
+        for item in s.prefix.iter().flat_map(|p| p.0.iter()) {
+            self.collect_item(item, &mut c);
+        }
+        if let Some(name) = &s.word_or_name {
+            let v = words::evaluate(&name.value);
+            c.downloads |= self.walk_word_substitutions(&v);
+            c.words.push(v);
+        }
+        for item in s.suffix.iter().flat_map(|p| p.0.iter()) {
+            self.collect_item(item, &mut c);
+        }
+        let Collected {
+            words: words_v,
+            mut reads,
+            mut writes,
+            stdin: new_stdin,
+            mut dynamic,
+            mut downloads,
+            proc_subst_downloads,
+        } = c;
+        let stdin = new_stdin.unwrap_or(stdin);
+        for (r, w) in &self.inherited {
+            reads.extend(r.iter().cloned());
+            writes.extend(w.iter().cloned());
+        }
+        let args_download = downloads || proc_subst_downloads;
+
+        if words_v.is_empty() {
+            // Assignments or redirections only: the redirections still touch files.
+            if !reads.is_empty() || !writes.is_empty() {
+                let cmd = self.command(
+                    Vec::new(),
+                    &[],
+                    &[0],
+                    context,
+                    dynamic,
+                    reads,
+                    writes,
+                    Vec::new(),
+                    false,
+                    false,
+                );
+                self.commands.push(cmd);
+            }
+            return downloads;
+        }
+
+        let un = wrappers::unwrap(&words_v);
+        reads.extend(un.reads.iter().cloned());
+        writes.extend(un.writes.iter().cloned());
+        if dynamic.is_none() {
+            dynamic.clone_from(&un.dynamic);
+        }
+        let privileged = un.privileged || self.privileged_context;
+        match un.inner {
+            Inner::Argv(k) => {
+                let mut argv_v: Vec<WordValue> = words_v[k..].to_vec();
+                if argv_v.is_empty() && un.wrappers.last().is_some_and(|w| w == "xargs") {
+                    argv_v.push(WordValue::literal("echo"));
+                }
+                if un.hidden_args && dynamic.is_none() {
+                    dynamic =
+                        Some("xargs passes it arguments that are not known statically".into());
+                }
+                let name = argv_v
+                    .first()
+                    .map(|w| program_name(&w.text).to_string())
+                    .unwrap_or_default();
+                let base = basename(&name).to_string();
+                let fx = effects::effects(&base, argv_v.get(1..).unwrap_or(&[]));
+                downloads |= fx.downloads || DOWNLOADERS.contains(&base.as_str());
+                reads.extend(fx.reads);
+                writes.extend(fx.writes);
+                if let Some(why) = fx.unknown.first()
+                    && dynamic.is_none()
+                {
+                    dynamic = Some(why.clone());
+                }
+                for w in &argv_v {
+                    if w.dynamic.is_some() && dynamic.is_none() {
+                        dynamic = Some(format!(
+                            "the argument {:?} is not static ({})",
+                            w.text,
+                            w.dynamic.as_deref().unwrap_or("")
+                        ));
+                    }
+                }
+                // Interpreters: remote code, and code from standard input.
+                if is_interpreter(&base) {
+                    let stdin_downloads = matches!(
+                        stdin,
+                        Stdin::Pipe {
+                            downloads: true,
+                            ..
+                        }
+                    );
+                    if args_download || stdin_downloads {
+                        self.remote_code
+                            .push(format!("downloaded content is run by {base}"));
+                    }
+                    let script_arg = argv_v.iter().skip(1).any(|w| !w.text.starts_with('-'));
+                    let inline = argv_v.iter().any(|w| {
+                        matches!(
+                            w.text.as_str(),
+                            "-c" | "-e" | "-E" | "-r" | "--eval" | "--command"
+                        )
+                    });
+                    if !script_arg
+                        && !inline
+                        && !matches!(stdin, Stdin::Terminal)
+                        && dynamic.is_none()
+                    {
+                        dynamic = Some(format!("{base} runs a script from its standard input"));
+                    }
+                }
+                self.special_builtin(&base, &argv_v, &mut dynamic, context);
+                if base == "find" {
+                    writes.extend(find_writes(&argv_v));
+                }
+                let hosts = fx.hosts;
+                let argv: Vec<String> = argv_v.iter().map(|w| w.text.clone()).collect();
+                let levels = un.levels.clone();
+                let cmd = self.command(
+                    argv, &words_v, &levels, context, dynamic, reads, writes, hosts, privileged,
+                    false,
+                );
+                self.commands.push(cmd);
+                if base == "find" {
+                    self.find_exec(&argv_v, privileged);
+                }
+                if base == "cd" || base == "pushd" || base == "popd" {
+                    self.cwd = match (base.as_str(), argv_v.get(1)) {
+                        ("cd", None) => Cwd::Dir("~".into()),
+                        ("cd" | "pushd", Some(w))
+                            if w.dynamic.is_none() && !w.glob && w.text != "-" =>
+                        {
+                            let dir = self.join_cwd(&w.text).unwrap_or_default();
+                            if dir.is_empty() {
+                                Cwd::Unknown
+                            } else {
+                                Cwd::Dir(dir)
+                            }
+                        }
+                        _ => Cwd::Unknown,
+                    };
+                }
+            }
+            Inner::Script(script) => {
+                let shell = un.wrappers.last().cloned().unwrap_or_default();
+                let outer = self.command(
+                    words_v.iter().map(|w| w.text.clone()).collect(),
+                    &words_v,
+                    &un.levels,
+                    context,
+                    dynamic.clone(),
+                    reads,
+                    writes,
+                    Vec::new(),
+                    privileged,
+                    true,
+                );
+                self.commands.push(outer);
+                if script.dynamic.is_some() {
+                    self.unknown(format!(
+                        "the script of {shell} is not static ({})",
+                        script.dynamic.as_deref().unwrap_or("")
+                    ));
+                    if args_download {
+                        self.remote_code
+                            .push(format!("downloaded content is run by {shell}"));
+                    }
+                }
+                let saved = self.privileged_context;
+                self.privileged_context |= privileged;
+                if privileged {
+                    self.unknown(format!(
+                        "a script run with privileges ({})",
+                        un.wrappers.join(" ")
+                    ));
+                }
+                downloads |=
+                    self.walk_script(&script.text, &format!("{shell} -c"), Stdin::Terminal);
+                self.privileged_context = saved;
+            }
+            Inner::StdinScript => {
+                let shell = un.wrappers.last().cloned().unwrap_or_default();
+                let outer = self.command(
+                    words_v.iter().map(|w| w.text.clone()).collect(),
+                    &words_v,
+                    &un.levels,
+                    context,
+                    dynamic.clone(),
+                    reads,
+                    writes,
+                    Vec::new(),
+                    privileged,
+                    true,
+                );
+                self.commands.push(outer);
+                let saved = self.privileged_context;
+                self.privileged_context |= privileged;
+                match stdin {
+                    Stdin::Terminal => {
+                        self.unknown(format!("{shell} reads commands interactively"))
+                    }
+                    Stdin::Pipe {
+                        downloads: true, ..
+                    } => {
+                        self.remote_code
+                            .push(format!("downloaded content is piped into {shell}"));
+                    }
+                    Stdin::Pipe {
+                        script: Some(text), ..
+                    } => {
+                        downloads |= self.walk_script(
+                            &text,
+                            &format!("piped into {shell}"),
+                            Stdin::Terminal,
+                        );
+                    }
+                    Stdin::Pipe { .. } => {
+                        self.unknown(format!("{shell} runs a script from a pipe"))
+                    }
+                    Stdin::Text { text, dynamic } => {
+                        if dynamic {
+                            self.unknown(format!("the heredoc fed to {shell} has expansions"));
+                        }
+                        downloads |= self.walk_script(
+                            &text,
+                            &format!("heredoc to {shell}"),
+                            Stdin::Terminal,
+                        );
+                    }
+                }
+                if args_download {
+                    self.remote_code
+                        .push(format!("downloaded content is run by {shell}"));
+                }
+                self.privileged_context = saved;
+            }
+            Inner::Unknown(why) => {
+                if args_download
+                    && un
+                        .wrappers
+                        .iter()
+                        .any(|w| wrappers::SHELLS.contains(&w.as_str()))
+                {
+                    self.remote_code
+                        .push("downloaded content is run by a shell".into());
+                }
+                let cmd = self.command(
+                    words_v.iter().map(|w| w.text.clone()).collect(),
+                    &words_v,
+                    &un.levels,
+                    context,
+                    Some(why),
+                    reads,
+                    writes,
+                    Vec::new(),
+                    privileged,
+                    false,
+                );
+                self.commands.push(cmd);
+            }
+        }
+        downloads
+    }
+
+    fn collect_item(&mut self, item: &ast::CommandPrefixOrSuffixItem, c: &mut Collected) {
+        match item {
+            ast::CommandPrefixOrSuffixItem::Word(w) => {
+                let v = words::evaluate(&w.value);
+                c.downloads |= self.walk_word_substitutions(&v);
+                c.words.push(v);
+            }
+            ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) => {
+                let name = match &a.name {
+                    ast::AssignmentName::VariableName(n)
+                    | ast::AssignmentName::ArrayElementName(n, _) => n.as_str(),
+                };
+                if DANGEROUS_ASSIGNMENTS.contains(&name) && c.dynamic.is_none() {
+                    c.dynamic = Some(format!("it sets {name}, which changes what runs"));
+                }
+                if let Some((_, value)) = w.value.split_once('=') {
+                    let v = words::evaluate(value);
+                    c.downloads |= self.walk_word_substitutions(&v);
+                }
+            }
+            ast::CommandPrefixOrSuffixItem::IoRedirect(r) => {
+                c.downloads |= self.redirect(r, &mut c.reads, &mut c.writes, &mut c.stdin);
+            }
+            ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
+                let saved = self.cwd.clone();
+                let d = self.walk_list(&sub.list, "process substitution", &Stdin::Terminal);
+                self.cwd = saved;
+                c.proc_subst_downloads |= d;
+                c.downloads |= d;
+                c.words.push(WordValue::literal("/dev/fd/63"));
+            }
+        }
+    }
+
+    /// eval, trap, alias, source: code run later or from elsewhere.
+    fn special_builtin(
+        &mut self,
+        base: &str,
+        argv: &[WordValue],
+        dynamic: &mut Option<String>,
+        context: &str,
+    ) {
+        let set = |d: &mut Option<String>, why: String| {
+            if d.is_none() {
+                *d = Some(why);
+            }
+        };
+        match base {
+            "eval" => {
+                let joined: Vec<&str> = argv[1..].iter().map(|w| w.text.as_str()).collect();
+                set(dynamic, "eval runs a string as code".into());
+                self.walk_script(&joined.join(" "), "eval", Stdin::Terminal);
+            }
+            "trap" => {
+                if let Some(code) = argv.get(1).filter(|w| !w.text.starts_with('-')) {
+                    self.walk_script(&code.text.clone(), "trap", Stdin::Terminal);
+                }
+            }
+            "alias" | "unalias" | "hash" | "enable" | "set" | "shopt" => {
+                set(
+                    dynamic,
+                    format!("{base} changes how later commands are run"),
+                );
+            }
+            "source" | "." => set(
+                dynamic,
+                format!(
+                    "{base} runs the script {:?}, whose content is not known",
+                    argv.get(1).map_or("", |w| w.text.as_str())
+                ),
+            ),
+            _ => {}
+        }
+        let _ = context;
+    }
+
+    /// `find … -exec cmd … ;` runs cmd for each file found: judge cmd like any other command,
+    /// with `{}` as a file not known statically.
+    fn find_exec(&mut self, argv: &[WordValue], privileged: bool) {
+        let mut i = 1;
+        while i < argv.len() {
+            let t = argv[i].text.as_str();
+            if !matches!(t, "-exec" | "-execdir" | "-ok" | "-okdir") {
+                i += 1;
+                continue;
+            }
+            let end = argv[i + 1..]
+                .iter()
+                .position(|w| w.text == ";" || w.text == "+")
+                .map_or(argv.len(), |p| i + 1 + p);
+            let joined: Vec<String> = argv[i + 1..end]
+                .iter()
+                .map(|w| shell_quote(&w.text))
+                .collect();
+            if !joined.is_empty() {
+                let before = self.commands.len();
+                self.walk_script(&joined.join(" "), &format!("find {t}"), Stdin::Terminal);
+                for c in &mut self.commands[before..] {
+                    c.privileged |= privileged;
+                    if c.argv.iter().any(|a| a.contains("{}")) && c.dynamic.is_none() {
+                        c.dynamic = Some(format!("find {t} runs it on files found at run time"));
+                    }
+                }
+            }
+            i = end + 1;
+        }
+    }
+
+    fn join_cwd(&self, path: &str) -> Option<String> {
+        if path.starts_with('/') || path.starts_with('~') {
+            return Some(path.to_string());
+        }
+        match &self.cwd {
+            Cwd::Start => Some(path.to_string()),
+            Cwd::Dir(d) => Some(format!("{}/{path}", d.trim_end_matches('/'))),
+            Cwd::Unknown => None,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn command(
+        &mut self,
+        argv: Vec<String>,
+        words: &[WordValue],
+        levels: &[usize],
+        context: &str,
+        mut dynamic: Option<String>,
+        reads: Vec<WordValue>,
+        writes: Vec<WordValue>,
+        hosts: Vec<String>,
+        privileged: bool,
+        wrapper_only: bool,
+    ) -> SimpleCommand {
+        let mut targets = |list: Vec<WordValue>| -> Vec<String> {
+            let mut out = Vec::new();
+            for w in list {
+                if matches!(
+                    w.text.as_str(),
+                    "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "-" | "/dev/fd/63"
+                ) {
+                    continue;
+                }
+                if (w.dynamic.is_some() || w.glob) && dynamic.is_none() {
+                    // Keep the best reading for deny matching; no rule may allow it.
+                    dynamic = Some(format!("the file {:?} is not known statically", w.text));
+                }
+                match self.join_cwd(&w.text) {
+                    Some(p) => out.push(p),
+                    None => {
+                        if dynamic.is_none() {
+                            dynamic = Some(format!(
+                                "the file {:?} is relative to a directory not known statically",
+                                w.text
+                            ));
+                        }
+                        out.push(w.text.clone());
+                    }
+                }
+            }
+            out
+        };
+        let reads = targets(reads);
+        let writes = targets(writes);
+        let text = argv.join(" ");
+        let full: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+        let mut deny_texts = Vec::new();
+        for &l in levels {
+            if l <= full.len() {
+                let level = full[l..].join(" ");
+                if !level.is_empty() {
+                    deny_texts.push(level);
+                }
+                // Also with the program's basename (`/opt/x/git push` → `git push`).
+                if let Some(first) = full.get(l)
+                    && first.contains('/')
+                {
+                    let mut alt = vec![basename(first).to_string()];
+                    alt.extend(full[l + 1..].iter().cloned());
+                    deny_texts.push(alt.join(" "));
+                }
+            }
+        }
+        if !text.is_empty() {
+            deny_texts.push(text.clone());
+            let mut normal = argv.clone();
+            if let Some(first) = normal.first_mut() {
+                *first = program_name(first).to_string();
+            }
+            deny_texts.push(normal.join(" "));
+        }
+        deny_texts.sort();
+        deny_texts.dedup();
+        let allow_text = if privileged && !self.privileged_context {
+            full.join(" ")
+        } else {
+            let mut normal = argv.clone();
+            if let Some(first) = normal.first_mut() {
+                *first = program_name(first).to_string();
+            }
+            normal.join(" ")
+        };
+        let wrappers_removed = levels
+            .iter()
+            .take(levels.len().saturating_sub(1))
+            .filter_map(|&l| full.get(l))
+            .map(|w| basename(w).to_string())
+            .collect();
+        SimpleCommand {
+            argv,
+            text,
+            allow_text,
+            deny_texts,
+            wrappers: wrappers_removed,
+            privileged,
+            wrapper_only,
+            reads,
+            writes,
+            hosts,
+            dynamic,
+            context: context.to_string(),
+        }
+    }
+}
+
+/// What the words and redirections of one simple command add up to.
+#[derive(Default)]
+struct Collected {
+    words: Vec<WordValue>,
+    reads: Vec<WordValue>,
+    writes: Vec<WordValue>,
+    stdin: Option<Stdin>,
+    dynamic: Option<String>,
+    downloads: bool,
+    proc_subst_downloads: bool,
+}
+
+/// Variables whose assignment before a command changes what runs.
+const DANGEROUS_ASSIGNMENTS: &[&str] = &[
+    "PATH",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "DYLD_INSERT_LIBRARIES",
+    "BASH_ENV",
+    "ENV",
+    "IFS",
+    "PROMPT_COMMAND",
+    "SHELLOPTS",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_EXEC_PATH",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_PAGER",
+    "GIT_EDITOR",
+    "GIT_ASKPASS",
+    "GIT_PROXY_COMMAND",
+    "PAGER",
+    "EDITOR",
+    "VISUAL",
+    "LESSOPEN",
+    "PYTHONPATH",
+    "PYTHONSTARTUP",
+    "NODE_OPTIONS",
+    "PERL5OPT",
+    "RUBYOPT",
+    "RUSTC_WRAPPER",
+    "HOME",
+];
+
+/// The static text `echo`/`printf` prints, for `echo '…' | sh`.
+fn static_echo(s: &ast::SimpleCommand) -> Option<String> {
+    let name = words::evaluate(&s.word_or_name.as_ref()?.value);
+    if !matches!(basename(&name.text), "echo" | "printf") || name.dynamic.is_some() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for item in s.suffix.iter().flat_map(|x| x.0.iter()) {
+        match item {
+            ast::CommandPrefixOrSuffixItem::Word(w) => {
+                let v = words::evaluate(&w.value);
+                if v.dynamic.is_some() {
+                    return None;
+                }
+                if parts.is_empty() && v.text.starts_with('-') && name.text == "echo" {
+                    continue;
+                }
+                parts.push(v.text);
+            }
+            _ => return None,
+        }
+    }
+    Some(parts.join(" "))
+}
+
+/// What `find` itself writes: `-delete` deletes under its start paths, `-fprint` writes a file.
+fn find_writes(argv: &[WordValue]) -> Vec<WordValue> {
+    let starts: Vec<WordValue> = argv[1..]
+        .iter()
+        .take_while(|w| !w.text.starts_with('-') && !matches!(w.text.as_str(), "(" | "!" | ")"))
+        .cloned()
+        .collect();
+    let mut writes = Vec::new();
+    for (i, w) in argv.iter().enumerate() {
+        match w.text.as_str() {
+            "-delete" if starts.is_empty() => writes.push(WordValue::literal(".")),
+            "-delete" => writes.extend(starts.iter().cloned()),
+            "-fprint" | "-fprint0" | "-fprintf" | "-fls" => writes.extend(argv.get(i + 1).cloned()),
+            _ => {}
+        }
+    }
+    writes
+}
+
+/// Quotes a word so that re-parsing it yields the same word.
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%{}".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests;

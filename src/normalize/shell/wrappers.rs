@@ -1,0 +1,544 @@
+//! Wrappers: commands that run another command (`sudo`, `env`, `timeout`, `xargs`, `bash -c`, …).
+//!
+//! This module owns seeing through them: given a command's words it finds where the real command
+//! starts, or the script a shell wrapper runs, and says which wrappers were removed and whether
+//! one of them raised privileges. Each wrapper's options are parsed from its own option table, so
+//! `timeout -s KILL 5 rm x` is seen as `rm x`.
+
+use super::words::WordValue;
+
+/// Programs that raise privileges.
+pub const PRIVILEGE_WRAPPERS: &[&str] = &["sudo", "doas", "su", "pkexec", "chroot", "run0"];
+
+/// Shells whose `-c` argument is a script.
+pub const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox",
+];
+
+/// Environment variables that change what a command runs, or how.
+const DANGEROUS_ENV: &[&str] = &[
+    "PATH",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "DYLD_INSERT_LIBRARIES",
+    "DYLD_LIBRARY_PATH",
+    "BASH_ENV",
+    "ENV",
+    "PROMPT_COMMAND",
+    "IFS",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_EXEC_PATH",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_PAGER",
+    "GIT_EDITOR",
+    "GIT_ASKPASS",
+    "GIT_PROXY_COMMAND",
+    "PAGER",
+    "EDITOR",
+    "VISUAL",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "PYTHONPATH",
+    "PYTHONSTARTUP",
+    "PYTHONHOME",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PERL5OPT",
+    "PERL5LIB",
+    "RUBYOPT",
+    "RUBYLIB",
+    "RUSTC_WRAPPER",
+    "RUSTC",
+    "CARGO_HOME",
+    "CC",
+    "CXX",
+    "MAKEFLAGS",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
+    "HOME",
+];
+
+/// What a command line turns out to run once wrappers are removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Inner {
+    /// The real command starts at this index of the words.
+    Argv(usize),
+    /// A shell wrapper runs this script (`bash -c '…'`, `watch '…'`, `su -c '…'`).
+    Script(WordValue),
+    /// A shell reads its script from standard input (`bash`, `sh -s`).
+    StdinScript,
+    /// Nothing statically known runs (an interactive shell, a script file, a dynamic word).
+    Unknown(String),
+}
+
+/// The result of removing wrappers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unwrapped {
+    /// What runs.
+    pub inner: Inner,
+    /// The wrappers removed, outermost first.
+    pub wrappers: Vec<String>,
+    /// Start index of every level, outermost (0) first; the last is the inner command's.
+    pub levels: Vec<usize>,
+    /// True when a privilege wrapper was removed.
+    pub privileged: bool,
+    /// True when the inner command gets extra arguments nobody can see (`xargs`).
+    pub hidden_args: bool,
+    /// Files the wrappers themselves read or write (`strace -o`, `xargs -a`, `time -o`).
+    pub reads: Vec<WordValue>,
+    /// Files the wrappers write.
+    pub writes: Vec<WordValue>,
+    /// Why the command is dynamic, if a wrapper made it so (`env PATH=…`).
+    pub dynamic: Option<String>,
+}
+
+/// The name a program is known by: the basename when it lives in a standard binary directory.
+pub fn program_name(word: &str) -> &str {
+    const STD_DIRS: &[&str] = &[
+        "/bin/",
+        "/usr/bin/",
+        "/usr/local/bin/",
+        "/sbin/",
+        "/usr/sbin/",
+        "/usr/local/sbin/",
+        "/opt/homebrew/bin/",
+        "/run/current-system/sw/bin/",
+        "/usr/libexec/",
+    ];
+    if STD_DIRS
+        .iter()
+        .any(|d| word.starts_with(d) && !word[d.len()..].contains('/'))
+    {
+        word.rsplit('/').next().unwrap_or(word)
+    } else {
+        word
+    }
+}
+
+/// The last path component of a program word, for deny matching (`./git` → `git`).
+pub fn basename(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// How one wrapper's options are shaped.
+struct Spec {
+    /// Short options that take an argument (`-u USER`).
+    short_args: &'static str,
+    /// Long options that take an argument (without `=`).
+    long_args: &'static [&'static str],
+    /// Positional arguments before the command (`timeout DURATION`, `chroot DIR`, `flock FILE`).
+    positionals: usize,
+}
+
+fn spec(name: &str) -> Option<Spec> {
+    let s = |short_args, long_args, positionals| {
+        Some(Spec {
+            short_args,
+            long_args,
+            positionals,
+        })
+    };
+    match name {
+        "sudo" => s(
+            "ugCDhprtTU",
+            &[
+                "user",
+                "group",
+                "close-from",
+                "chdir",
+                "host",
+                "prompt",
+                "role",
+                "type",
+                "command-timeout",
+                "other-user",
+            ],
+            0,
+        ),
+        "doas" => s("uC", &[], 0),
+        "pkexec" => s("", &["user"], 0),
+        "run0" => s(
+            "uDg",
+            &[
+                "user",
+                "chdir",
+                "group",
+                "unit",
+                "property",
+                "description",
+                "slice",
+                "nice",
+                "setenv",
+            ],
+            0,
+        ),
+        "nice" => s("n", &["adjustment"], 0),
+        "ionice" => s("cnp", &["class", "classdata", "pid", "pgid", "uid"], 0),
+        "nohup" | "builtin" | "setsid" => s("", &[], 0),
+        "timeout" => s("sk", &["signal", "kill-after"], 1),
+        "time" => s("fo", &["format", "output"], 0),
+        "stdbuf" => s("ioe", &["input", "output", "error"], 0),
+        "exec" => s("a", &[], 0),
+        "command" => s("", &[], 0),
+        "chroot" => s("", &["userspec", "groups"], 1),
+        "flock" => s(
+            "wEc",
+            &["wait", "timeout", "conflict-exit-code", "command"],
+            1,
+        ),
+        "strace" | "ltrace" => s(
+            "oepsuEabIPXO",
+            &["output", "expr", "attach", "string-limit", "user", "env"],
+            0,
+        ),
+        "xargs" => s(
+            "ILnPdEsa",
+            &[
+                "max-lines",
+                "max-args",
+                "max-procs",
+                "delimiter",
+                "eof",
+                "max-chars",
+                "arg-file",
+                "replace",
+                "process-slot-var",
+            ],
+            0,
+        ),
+        "env" => s("uCS", &["unset", "chdir", "split-string"], 0),
+        "watch" => s("nqd", &["interval", "differences", "equexit"], 0),
+        _ => None,
+    }
+}
+
+/// Removes wrappers from the front of a command's words.
+pub fn unwrap(words: &[WordValue]) -> Unwrapped {
+    let mut out = Unwrapped {
+        inner: Inner::Argv(0),
+        wrappers: Vec::new(),
+        levels: vec![0],
+        privileged: false,
+        hidden_args: false,
+        reads: Vec::new(),
+        writes: Vec::new(),
+        dynamic: None,
+    };
+    let mut i = 0;
+    // Bounded: each round consumes at least one word.
+    while i < words.len() {
+        let w = &words[i];
+        if w.dynamic.is_some() || w.glob {
+            out.inner = Inner::Unknown(format!(
+                "the command name {:?} is not static ({})",
+                w.text,
+                w.dynamic.as_deref().unwrap_or("glob")
+            ));
+            return out;
+        }
+        let name = program_name(&w.text);
+        if SHELLS.contains(&basename(name)) {
+            out.inner = shell_inner(&words[i..], &mut out);
+            if let Inner::Argv(k) = out.inner {
+                out.inner = Inner::Argv(i + k);
+            }
+            return out;
+        }
+        if name == "su" {
+            out.wrappers.push("su".into());
+            out.privileged = true;
+            let rest = &words[i + 1..];
+            out.inner = match rest
+                .iter()
+                .position(|w| w.text == "-c" || w.text == "--command")
+            {
+                Some(p) => match rest.get(p + 1) {
+                    Some(script) => Inner::Script(script.clone()),
+                    None => Inner::Unknown("su -c without a command".into()),
+                },
+                None => Inner::Unknown("su opens a shell as another user".into()),
+            };
+            return out;
+        }
+        if name == "command"
+            && words[i + 1..]
+                .iter()
+                .take_while(|w| w.text.starts_with('-'))
+                .any(|w| w.text.contains(['v', 'V']))
+        {
+            // `command -v x` only looks a name up: it is the command itself.
+            break;
+        }
+        let Some(spec) = spec(name) else { break };
+        let wrapper = basename(name).to_string();
+        let mut j = i + 1;
+        let mut positionals_left = spec.positionals;
+        let mut script_opt: Option<WordValue> = None;
+        while j < words.len() {
+            let t = words[j].text.as_str();
+            if t == "--" {
+                j += 1;
+                break;
+            }
+            if wrapper == "env" && is_assignment(t) {
+                let var = t.split('=').next().unwrap_or("");
+                if DANGEROUS_ENV.contains(&var) && out.dynamic.is_none() {
+                    out.dynamic = Some(format!("env sets {var}, which changes what runs"));
+                }
+                j += 1;
+                continue;
+            }
+            if let Some(long) = t.strip_prefix("--") {
+                let (lname, has_value) = match long.split_once('=') {
+                    Some((n, _)) => (n, true),
+                    None => (long, false),
+                };
+                let value = if !has_value && spec.long_args.contains(&lname) {
+                    j += 1;
+                    words.get(j).cloned()
+                } else {
+                    long.split_once('=').map(|(_, v)| WordValue::literal(v))
+                };
+                note_option(&wrapper, lname, value, &mut out, &mut script_opt);
+                j += 1;
+                continue;
+            }
+            if wrapper == "nice" && t.len() > 1 && t[1..].parse::<i32>().is_ok() {
+                // `nice -5 cmd`: an old-style adjustment.
+                j += 1;
+                continue;
+            }
+            if t.len() > 1 && t.starts_with('-') {
+                // A cluster of short flags; the first that takes an argument ends it.
+                let mut consumed_next = false;
+                for (k, c) in t[1..].char_indices() {
+                    if spec.short_args.contains(c) {
+                        let rest = &t[1 + k + c.len_utf8()..];
+                        let value = if rest.is_empty() {
+                            consumed_next = true;
+                            words.get(j + 1).cloned()
+                        } else {
+                            Some(WordValue::literal(rest))
+                        };
+                        note_option(&wrapper, &c.to_string(), value, &mut out, &mut script_opt);
+                        break;
+                    }
+                    note_flag(&wrapper, c, &mut out);
+                }
+                j += if consumed_next { 2 } else { 1 };
+                continue;
+            }
+            if positionals_left > 0 {
+                positionals_left -= 1;
+                j += 1;
+                continue;
+            }
+            break;
+        }
+        out.wrappers.push(wrapper.clone());
+        if PRIVILEGE_WRAPPERS.contains(&wrapper.as_str()) {
+            out.privileged = true;
+        }
+        if wrapper == "xargs" {
+            out.hidden_args = true;
+        }
+        if let Some(script) = script_opt {
+            out.inner = Inner::Script(script);
+            return out;
+        }
+        if wrapper == "watch" && j < words.len() {
+            // watch joins its arguments and runs them with `sh -c`.
+            let joined: Vec<&str> = words[j..].iter().map(|w| w.text.as_str()).collect();
+            let mut script = WordValue::literal(&joined.join(" "));
+            script.dynamic = words[j..].iter().find_map(|w| w.dynamic.clone());
+            script.substitutions = words[j..]
+                .iter()
+                .flat_map(|w| w.substitutions.clone())
+                .collect();
+            out.inner = Inner::Script(script);
+            return out;
+        }
+        if j >= words.len() {
+            out.inner = match wrapper.as_str() {
+                "xargs" => Inner::Argv(words.len()), // runs `echo`: harmless, but say so below
+                "sudo" | "doas" | "chroot" | "pkexec" | "run0" => Inner::Unknown(format!(
+                    "{wrapper} without a command opens a privileged shell"
+                )),
+                "exec" | "command" | "builtin" | "time" | "nohup" => Inner::Argv(words.len()),
+                _ => Inner::Unknown(format!("{wrapper} without a command")),
+            };
+            return out;
+        }
+        i = j;
+        out.levels.push(i);
+    }
+    out.inner = Inner::Argv(i);
+    out
+}
+
+fn is_assignment(t: &str) -> bool {
+    t.split_once('=').is_some_and(|(n, _)| {
+        !n.is_empty()
+            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !n.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+fn note_flag(wrapper: &str, flag: char, out: &mut Unwrapped) {
+    if wrapper == "sudo" && matches!(flag, 'e') && out.dynamic.is_none() {
+        out.dynamic = Some("sudo -e edits files as root".into());
+    }
+    if wrapper == "sudo" && matches!(flag, 'i' | 's') && out.dynamic.is_none() {
+        out.dynamic = Some("sudo -i/-s runs a root shell".into());
+    }
+}
+
+fn note_option(
+    wrapper: &str,
+    opt: &str,
+    value: Option<WordValue>,
+    out: &mut Unwrapped,
+    script: &mut Option<WordValue>,
+) {
+    let Some(value) = value else { return };
+    match (wrapper, opt) {
+        ("strace" | "ltrace", "o" | "output") | ("time", "o" | "output") => out.writes.push(value),
+        ("xargs", "a" | "arg-file") => out.reads.push(value),
+        ("flock", "c" | "command") => *script = Some(value),
+        ("env", "S" | "split-string") => *script = Some(value),
+        ("env", "C" | "chdir") | ("sudo", "D" | "chdir") | ("run0", "D" | "chdir")
+            if out.dynamic.is_none() =>
+        {
+            out.dynamic = Some(format!("{wrapper} changes the working directory"));
+        }
+        _ => {}
+    }
+}
+
+/// `bash [options] [-c script | file | -s]`.
+fn shell_inner(words: &[WordValue], out: &mut Unwrapped) -> Inner {
+    let name = basename(program_name(&words[0].text)).to_string();
+    out.wrappers.push(name.clone());
+    let mut j = 1;
+    let mut command_mode = false;
+    while j < words.len() {
+        let t = words[j].text.as_str();
+        if t == "--" || t == "-" {
+            j += 1;
+            break;
+        }
+        if matches!(t, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
+            j += 2;
+            continue;
+        }
+        if let Some(flags) = t.strip_prefix('-').or_else(|| t.strip_prefix('+')) {
+            if !flags.starts_with('-') && flags.contains('c') {
+                command_mode = true;
+            }
+            if !flags.starts_with('-') && flags.contains('s') {
+                return Inner::StdinScript;
+            }
+            j += 1;
+            continue;
+        }
+        break;
+    }
+    if command_mode {
+        return match words.get(j) {
+            Some(script) => Inner::Script(script.clone()),
+            None => Inner::Unknown(format!("{name} -c without a script")),
+        };
+    }
+    match words.get(j) {
+        None => Inner::StdinScript,
+        Some(file) => {
+            out.reads.push(file.clone());
+            Inner::Unknown(format!(
+                "{name} runs the script file {:?}, whose content is not known",
+                file.text
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::shell::words::evaluate;
+
+    fn u(cmd: &str) -> (Unwrapped, Vec<WordValue>) {
+        let words: Vec<WordValue> = cmd.split(' ').map(evaluate).collect();
+        (unwrap(&words), words)
+    }
+
+    fn inner_text(cmd: &str) -> String {
+        let (un, words) = u(cmd);
+        match un.inner {
+            Inner::Argv(i) => words[i..]
+                .iter()
+                .map(|w| w.text.clone())
+                .collect::<Vec<_>>()
+                .join(" "),
+            Inner::Script(s) => format!("script:{}", s.text),
+            Inner::StdinScript => "stdin".into(),
+            Inner::Unknown(why) => format!("unknown:{why}"),
+        }
+    }
+
+    #[test]
+    fn wrappers_are_seen_through() {
+        assert_eq!(inner_text("sudo -u root rm -rf /"), "rm -rf /");
+        assert_eq!(inner_text("timeout -s KILL 5 git push"), "git push");
+        assert_eq!(
+            inner_text("timeout 5s nice -n 10 nohup git push"),
+            "git push"
+        );
+        assert_eq!(inner_text("env -i FOO=1 git push"), "git push");
+        assert_eq!(inner_text("stdbuf -oL git push"), "git push");
+        assert_eq!(
+            inner_text("/usr/bin/sudo /usr/bin/git push"),
+            "/usr/bin/git push"
+        );
+        assert_eq!(inner_text("xargs -I{} -n 1 rm"), "rm");
+        assert_eq!(inner_text("command git push"), "git push");
+        assert_eq!(inner_text("command -v git"), "command -v git");
+        assert_eq!(inner_text("nice -5 git push"), "git push");
+        assert_eq!(inner_text("chroot /mnt rm -rf /"), "rm -rf /");
+        assert_eq!(inner_text("flock /tmp/l git push"), "git push");
+        assert_eq!(inner_text("strace -f -o /tmp/t git push"), "git push");
+        assert_eq!(inner_text("doas -u root git push"), "git push");
+    }
+
+    #[test]
+    fn shells_and_scripts() {
+        assert_eq!(inner_text("bash -c x"), "script:x");
+        assert_eq!(inner_text("sh -ec x"), "script:x");
+        assert_eq!(inner_text("bash"), "stdin");
+        assert_eq!(inner_text("sh -s"), "stdin");
+        assert!(inner_text("bash script.sh").starts_with("unknown:"));
+        assert_eq!(inner_text("su -c x root"), "script:x");
+        assert_eq!(inner_text("watch -n 1 git status"), "script:git status");
+        assert_eq!(inner_text("flock -c x /tmp/l"), "script:x");
+        assert_eq!(inner_text("sudo bash -c x"), "script:x");
+    }
+
+    #[test]
+    fn privilege_and_dynamic_facts() {
+        let (un, _) = u("sudo rm x");
+        assert!(un.privileged);
+        assert_eq!(un.wrappers, vec!["sudo".to_string()]);
+        let (un, _) = u("env PATH=/tmp git status");
+        assert!(un.dynamic.is_some());
+        let (un, _) = u("sudo -i");
+        assert!(matches!(un.inner, Inner::Unknown(_)));
+        assert!(inner_text("$X status").starts_with("unknown:"));
+    }
+}

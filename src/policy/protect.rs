@@ -1,0 +1,198 @@
+//! Built-in protections: paths no rule can allow touching.
+//!
+//! This module owns the list of files that stay out of reach of allow rules, as Codex and Claude
+//! Code keep them: writes to git hooks and git config (also where a `.git` file's `gitdir:`
+//! points), writes to guardian's own config, policy and audit files, and reads of secrets (`.env`
+//! files, SSH, cloud and container credentials). A protected action is never allowed by a rule:
+//! it goes to the reviewer, and a deny rule still denies it. Config can add patterns
+//! (`[policy] protect_read`, `protect_write`), never remove the built-in ones.
+
+use std::path::{Path, PathBuf};
+
+use super::rule::{PathPattern, path_pattern};
+use crate::normalize::Context;
+
+/// Reads that are never rule-allowed (path patterns in rule syntax).
+pub const BUILTIN_READ: &[&str] = &[
+    ".env",
+    ".env.*",
+    "~/.ssh/**",
+    "~/.aws/**",
+    "~/.config/gcloud/**",
+    "~/.azure/**",
+    "~/.netrc",
+    "~/.docker/config.json",
+    "~/.kube/config",
+    "~/.gnupg/**",
+    "~/.git-credentials",
+    "~/.config/gh/hosts.yml",
+    "~/.npmrc",
+    "~/.pypirc",
+    "//etc/shadow",
+    "//etc/sudoers",
+];
+
+/// `.env.*` files that are templates, not secrets.
+const ENV_TEMPLATES: &[&str] = &[
+    ".env.example",
+    ".env.sample",
+    ".env.template",
+    ".env.dist",
+    ".env.defaults",
+];
+
+/// Writes that are never rule-allowed.
+pub const BUILTIN_WRITE: &[&str] = &[
+    "//**/.git/hooks/**",
+    "//**/.git/config",
+    "//**/.git/modules/**/hooks/**",
+    "//**/.git/modules/**/config",
+    "//**/.git/worktrees/*/config",
+    "//**/.husky/**",
+    "~/.gitconfig",
+    "~/.config/git/**",
+];
+
+/// The compiled protections.
+#[derive(Debug, Clone)]
+pub struct Protections {
+    reads: Vec<(String, PathPattern)>,
+    writes: Vec<(String, PathPattern)>,
+    own_files: Vec<PathBuf>,
+}
+
+impl Protections {
+    /// Compiles the built-in lists plus `extra_read` and `extra_write`; `own_files` are
+    /// guardian's config, policy and audit files (absolute).
+    pub fn new(
+        extra_read: &[String],
+        extra_write: &[String],
+        own_files: Vec<PathBuf>,
+    ) -> Result<Protections, String> {
+        let compile =
+            |list: &mut dyn Iterator<Item = &str>| -> Result<Vec<(String, PathPattern)>, String> {
+                list.map(|p| {
+                    path_pattern(p)
+                        .map(|pat| (p.to_string(), pat))
+                        .map_err(|e| format!("{p}: {e}"))
+                })
+                .collect()
+            };
+        let reads = compile(
+            &mut BUILTIN_READ
+                .iter()
+                .copied()
+                .chain(extra_read.iter().map(String::as_str)),
+        )?;
+        let writes = compile(
+            &mut BUILTIN_WRITE
+                .iter()
+                .copied()
+                .chain(extra_write.iter().map(String::as_str)),
+        )?;
+        Ok(Protections {
+            reads,
+            writes,
+            own_files,
+        })
+    }
+
+    /// The protected read pattern `path` matches, if any.
+    pub fn read(&self, path: &Path, ctx: &Context) -> Option<String> {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if ENV_TEMPLATES.contains(&name) {
+            return None;
+        }
+        self.reads
+            .iter()
+            .find(|(_, p)| p.matches(path, ctx, true))
+            .map(|(l, _)| l.clone())
+    }
+
+    /// The protected write pattern `path` matches, if any.
+    pub fn write(&self, path: &Path, ctx: &Context) -> Option<String> {
+        if let Some(own) = self.own_files.iter().find(|f| f.as_path() == path) {
+            return Some(format!("guardian's own file {}", own.display()));
+        }
+        for gitdir in &ctx.git_dirs {
+            if path.starts_with(gitdir.join("hooks")) || path == gitdir.join("config") {
+                return Some(format!(
+                    "the git directory {} (from a .git file)",
+                    gitdir.display()
+                ));
+            }
+        }
+        self.writes
+            .iter()
+            .find(|(_, p)| p.matches(path, ctx, true))
+            .map(|(l, _)| l.clone())
+    }
+
+    /// The patterns, for listings.
+    pub fn listing(&self) -> (Vec<String>, Vec<String>) {
+        let mut w: Vec<String> = self.writes.iter().map(|(l, _)| l.clone()).collect();
+        w.extend(self.own_files.iter().map(|f| f.display().to_string()));
+        (self.reads.iter().map(|(l, _)| l.clone()).collect(), w)
+    }
+}
+
+/// Where a `.git` *file* (worktree, submodule) points, if `dir/.git` is one.
+pub fn gitdir_of(dir: &Path) -> Option<PathBuf> {
+    let dotgit = dir.join(".git");
+    if !dotgit.is_file() {
+        return None;
+    }
+    let text = std::fs::read_to_string(&dotgit).ok()?;
+    let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+    let p = Path::new(target);
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        dir.join(p)
+    };
+    Some(crate::normalize::normalize_lexically(&abs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> Context {
+        Context {
+            cwd: PathBuf::from("/w/r"),
+            workspace_roots: vec![PathBuf::from("/w/r")],
+            home: Some(PathBuf::from("/home/u")),
+            git_dirs: vec![PathBuf::from("/w/main/.git/worktrees/r")],
+        }
+    }
+
+    #[test]
+    fn builtin_protections() {
+        let p = Protections::new(&[], &[], vec![PathBuf::from("/etc/guardian.toml")])
+            .expect("compiles");
+        let c = ctx();
+        assert!(p.read(Path::new("/w/r/.env"), &c).is_some());
+        assert!(p.read(Path::new("/w/r/app/.env.production"), &c).is_some());
+        assert!(p.read(Path::new("/w/r/.env.example"), &c).is_none());
+        assert!(p.read(Path::new("/home/u/.ssh/id_rsa"), &c).is_some());
+        assert!(p.read(Path::new("/home/u/.aws/credentials"), &c).is_some());
+        assert!(p.read(Path::new("/w/r/src/main.rs"), &c).is_none());
+        assert!(
+            p.write(Path::new("/w/r/.git/hooks/pre-commit"), &c)
+                .is_some()
+        );
+        assert!(p.write(Path::new("/w/r/.git/config"), &c).is_some());
+        assert!(p.write(Path::new("/w/r/.git/HEAD"), &c).is_none());
+        assert!(
+            p.write(Path::new("/w/main/.git/worktrees/r/hooks/x"), &c)
+                .is_some()
+        );
+        assert!(p.write(Path::new("/etc/guardian.toml"), &c).is_some());
+        assert!(p.write(Path::new("/w/r/src/main.rs"), &c).is_none());
+        let p = Protections::new(&["~/.config/gh/**".into()], &[], vec![]).expect("compiles");
+        assert!(
+            p.read(Path::new("/home/u/.config/gh/config.yml"), &c)
+                .is_some()
+        );
+    }
+}
