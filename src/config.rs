@@ -298,6 +298,16 @@ impl Config {
         }
     }
 
+    /// A config holding only `policy`, whose spans point into `text` (named `name`).
+    pub fn with_policy(policy: PolicyConfig, name: &str, text: &str) -> Config {
+        Config {
+            policy,
+            source_name: name.to_string(),
+            text: text.to_string(),
+            ..Config::default()
+        }
+    }
+
     /// Parses config text; `name` is what rule sources are prefixed with.
     pub fn parse(text: &str, name: &str) -> Result<Config, ConfigError> {
         let mut cfg: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {

@@ -44,11 +44,37 @@ enum Command {
         #[arg(last = true)]
         words: Vec<String>,
     },
-    /// Print the effective rules with their sources.
+    /// Print the effective rules with their sources (or explain, test, import).
     Policy {
         /// Config file (default: the embedded policies/default.toml).
-        #[arg(long)]
+        #[arg(long, global = true)]
         config: Option<PathBuf>,
+        #[command(subcommand)]
+        command: Option<PolicyCommand>,
+    },
+}
+
+#[derive(Subcommand)]
+enum PolicyCommand {
+    /// Show how a shell command is parsed and judged: commands, wrappers, files, hosts, rules tried.
+    Explain {
+        /// Working directory to judge the command in (default: the current directory).
+        #[arg(long)]
+        cwd: Option<String>,
+        /// The command words.
+        #[arg(last = true, required = true)]
+        words: Vec<String>,
+    },
+    /// Run policy test files (tables of actions and expected decisions); exit 1 on a mismatch.
+    Test {
+        /// Test files (TOML with [[case]] tables).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Translate another agent's policy file (Claude Code settings.json, opencode.json, Codex .rules).
+    Import {
+        /// The file to translate.
+        file: PathBuf,
     },
 }
 
@@ -89,7 +115,12 @@ async fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Serve { config, listen } => serve(config, listen).await,
         Command::Check { config, words } => check(config, words).await,
-        Command::Policy { config } => policy(config),
+        Command::Policy { config, command } => match command {
+            None => policy(config),
+            Some(PolicyCommand::Explain { cwd, words }) => explain(config, cwd, words),
+            Some(PolicyCommand::Test { files }) => policy_test(config, files),
+            Some(PolicyCommand::Import { file }) => import(file),
+        },
     }
 }
 
@@ -223,4 +254,122 @@ fn policy(config: Option<PathBuf>) -> ExitCode {
         println!("{:<5}  {:<40}  {}", r.effect.as_str(), r.pattern, r.source);
     }
     ExitCode::SUCCESS
+}
+
+fn compiled(config: Option<&PathBuf>) -> Result<guardian::policy::Policy, ExitCode> {
+    let cfg = load(config)?;
+    guardian::policy::Policy::from_config(&cfg, Vec::new()).map_err(|errors| {
+        for e in errors {
+            eprintln!("guardian: {e}");
+        }
+        ExitCode::from(2)
+    })
+}
+
+fn explain(config: Option<PathBuf>, cwd: Option<String>, words: Vec<String>) -> ExitCode {
+    use guardian::normalize::{Context, normalize};
+    let policy = match compiled(config.as_ref()) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let cwd = cwd.or_else(|| {
+        std::env::current_dir()
+            .ok()
+            .map(|p| p.display().to_string())
+    });
+    let req = ReviewRequest {
+        action: Action::Shell {
+            command: words.join(" "),
+            cwd,
+        },
+        session: None,
+        intent: None,
+        transcript: Vec::new(),
+        retry: None,
+        strict: false,
+    };
+    let server_cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let ctx = Context::of(&req, &server_cwd, home.as_deref());
+    let action = normalize(&req.action, &ctx);
+    let (eval, steps) = policy.explain(&action, &ctx);
+    if let guardian::normalize::NormalizedAction::Shell(a) = &action {
+        println!("command line: {}", a.raw);
+    }
+    println!("cwd: {}", ctx.cwd.display());
+    println!("steps:");
+    for s in steps {
+        println!("  {s}");
+    }
+    if !eval.facts.is_empty() {
+        println!("facts for the reviewer:");
+        for f in &eval.facts {
+            println!("  - {f}");
+        }
+    }
+    match &eval.rule {
+        Some(r) => println!(
+            "decision: {} by {} ({})",
+            eval.effect.as_str(),
+            r.pattern,
+            r.source
+        ),
+        None => println!("decision: {} (no rule decided)", eval.effect.as_str()),
+    }
+    println!("reason: {}", eval.reason);
+    ExitCode::SUCCESS
+}
+
+fn policy_test(config: Option<PathBuf>, files: Vec<PathBuf>) -> ExitCode {
+    let policy = match compiled(config.as_ref()) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let (mut passed, mut failed) = (0usize, 0usize);
+    for f in files {
+        let results = match guardian::policy::testing::run_file(&f, &policy) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("guardian: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        for r in results {
+            if r.passed {
+                passed += 1;
+            } else {
+                failed += 1;
+                let got = match &r.got_rule {
+                    Some(rule) => format!("{} by {rule}", r.got.as_str()),
+                    None => r.got.as_str().to_string(),
+                };
+                println!(
+                    "FAIL {}: {}: expected {}, got {got} ({})",
+                    f.display(),
+                    r.name,
+                    r.expected,
+                    r.reason
+                );
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn import(file: PathBuf) -> ExitCode {
+    match guardian::policy::import::import_file(&file) {
+        Ok(imported) => {
+            print!("{}", guardian::policy::import::to_toml(&imported));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("guardian: cannot import {}: {e}", file.display());
+            ExitCode::from(2)
+        }
+    }
 }

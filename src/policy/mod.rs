@@ -12,6 +12,7 @@
 pub mod import;
 pub mod protect;
 pub mod rule;
+pub mod testing;
 
 use std::path::{Path, PathBuf};
 
@@ -273,7 +274,11 @@ impl Policy {
                     _ => Vec::new(),
                 };
                 for effect in [Effect::Deny, Effect::Ask, Effect::Allow] {
-                    if let Some(r) = self.first(effect, t, |m| {
+                    let kind = match action {
+                        NormalizedAction::Fetch { .. } => rule::ToolKind::WebFetch,
+                        _ => rule::ToolKind::Mcp,
+                    };
+                    if let Some(r) = self.first(effect, kind, "the action", t, |m| {
                         m.matches_action(action, ctx, effect != Effect::Allow)
                     }) {
                         return decided(effect, r, String::new(), facts);
@@ -293,24 +298,38 @@ impl Policy {
         }
     }
 
-    /// The first rule of `effect` whose matcher satisfies `pred`, traced.
+    /// The first rule of `effect` for tools of `kind` whose matcher satisfies `pred`. When
+    /// tracing, records every rule tried against `what` (for `policy explain`).
     fn first(
         &self,
         effect: Effect,
+        kind: rule::ToolKind,
+        what: &str,
         t: &mut Trace<'_>,
         mut pred: impl FnMut(&Matcher) -> bool,
     ) -> Option<&Rule> {
-        let found = self
+        let candidates = self
             .rules
             .iter()
-            .filter(|r| r.effect == effect)
-            .find(|r| pred(&r.matcher));
-        if let Some(r) = found {
+            .filter(|r| r.effect == effect && r.matcher.tool() == kind);
+        if !t.on() {
+            return candidates.into_iter().find(|r| pred(&r.matcher));
+        }
+        let mut tried = Vec::new();
+        let mut found = None;
+        for r in candidates {
+            if pred(&r.matcher) {
+                tried.push(format!("{} MATCHES ({})", r.pattern, r.source));
+                found = Some(r);
+                break;
+            }
+            tried.push(format!("{} no", r.pattern));
+        }
+        if !tried.is_empty() {
             t.step(format!(
-                "{} rule {} ({}) matches",
+                "  {} rules on {what}: {}",
                 effect.as_str(),
-                r.pattern,
-                r.source
+                tried.join("; ")
             ));
         }
         found
@@ -325,8 +344,16 @@ impl Policy {
             NormalizedAction::Read(path.to_path_buf())
         };
         t.step(format!("{verb} {}", path.display()));
+        let kind = if write {
+            rule::ToolKind::Write
+        } else {
+            rule::ToolKind::Read
+        };
+        let what = path.display().to_string();
         for effect in [Effect::Deny, Effect::Ask] {
-            if let Some(r) = self.first(effect, t, |m| m.matches_action(&action, ctx, true)) {
+            if let Some(r) = self.first(effect, kind, &what, t, |m| {
+                m.matches_action(&action, ctx, true)
+            }) {
                 return decided(effect, r, String::new(), facts);
             }
         }
@@ -345,7 +372,9 @@ impl Policy {
                 facts,
             );
         }
-        if let Some(r) = self.first(Effect::Allow, t, |m| m.matches_action(&action, ctx, false)) {
+        if let Some(r) = self.first(Effect::Allow, kind, &what, t, |m| {
+            m.matches_action(&action, ctx, false)
+        }) {
             return decided(Effect::Allow, r, String::new(), facts);
         }
         if write && !ctx.in_workspace(path) && self.settings.outside_workspace == Effect::Deny {
@@ -423,7 +452,10 @@ impl Policy {
                 );
             }
             if !c.wrapper_only && !c.allow_text.is_empty() {
-                match self.first(Effect::Allow, t, |m| m.matches_command_text(&c.allow_text)) {
+                let what = format!("`{}`", c.allow_text);
+                match self.first(Effect::Allow, rule::ToolKind::Bash, &what, t, |m| {
+                    m.matches_command_text(&c.allow_text)
+                }) {
                     Some(r) => {
                         deciding.get_or_insert(r);
                     }
@@ -444,8 +476,11 @@ impl Policy {
                     );
                 }
                 let action = NormalizedAction::Write(w.clone());
+                let what = format!("write {}", w.display());
                 if self
-                    .first(Effect::Allow, t, |m| m.matches_action(&action, ctx, false))
+                    .first(Effect::Allow, rule::ToolKind::Write, &what, t, |m| {
+                        m.matches_action(&action, ctx, false)
+                    })
                     .is_none()
                 {
                     if !ctx.in_workspace(w) && self.settings.outside_workspace == Effect::Deny {
@@ -478,8 +513,11 @@ impl Policy {
                 }
                 if !ctx.in_workspace(r) && self.settings.outside_workspace != Effect::Allow {
                     let action = NormalizedAction::Read(r.clone());
+                    let what = format!("read {}", r.display());
                     if self
-                        .first(Effect::Allow, t, |m| m.matches_action(&action, ctx, false))
+                        .first(Effect::Allow, rule::ToolKind::Read, &what, t, |m| {
+                            m.matches_action(&action, ctx, false)
+                        })
                         .is_none()
                     {
                         let why =
@@ -528,27 +566,34 @@ impl Policy {
     ) -> Option<(&Rule, String)> {
         for text in &a.unparsed {
             let cands = shell_text::deny_candidates(text);
-            if let Some(r) = self.first(effect, t, |m| {
+            if let Some(r) = self.first(effect, rule::ToolKind::Bash, "the unparsed text", t, |m| {
                 cands.iter().any(|c| m.matches_command_text(c))
             }) {
                 return Some((r, format!("in the text {text:?}")));
             }
         }
         for (c, (reads, writes)) in a.commands.iter().zip(resolved) {
-            if let Some(r) = self.first(effect, t, |m| {
+            let what = format!("`{}`", c.text);
+            if let Some(r) = self.first(effect, rule::ToolKind::Bash, &what, t, |m| {
                 c.deny_texts.iter().any(|x| m.matches_command_text(x))
             }) {
                 return Some((r, format!("`{}`", c.text)));
             }
             for p in reads {
                 let action = NormalizedAction::Read(p.clone());
-                if let Some(r) = self.first(effect, t, |m| m.matches_action(&action, ctx, true)) {
+                let what = format!("read {}", p.display());
+                if let Some(r) = self.first(effect, rule::ToolKind::Read, &what, t, |m| {
+                    m.matches_action(&action, ctx, true)
+                }) {
                     return Some((r, format!("`{}` reads {}", c.text, p.display())));
                 }
             }
             for p in writes {
                 let action = NormalizedAction::Write(p.clone());
-                if let Some(r) = self.first(effect, t, |m| m.matches_action(&action, ctx, true)) {
+                let what = format!("write {}", p.display());
+                if let Some(r) = self.first(effect, rule::ToolKind::Write, &what, t, |m| {
+                    m.matches_action(&action, ctx, true)
+                }) {
                     return Some((r, format!("`{}` writes {}", c.text, p.display())));
                 }
             }
@@ -557,7 +602,9 @@ impl Policy {
                     url: String::new(),
                     host: h.clone(),
                 };
-                if let Some(r) = self.first(effect, t, |m| m.matches_action(&action, ctx, true)) {
+                if let Some(r) = self.first(effect, rule::ToolKind::WebFetch, h, t, |m| {
+                    m.matches_action(&action, ctx, true)
+                }) {
                     return Some((r, format!("`{}` contacts {h}", c.text)));
                 }
             }
