@@ -156,6 +156,12 @@ impl Guardian {
         })
     }
 
+    /// Sets the home directory `~` means (default: `$HOME` of the service).
+    pub fn with_home(mut self, home: Option<PathBuf>) -> Guardian {
+        self.home = home;
+        self
+    }
+
     /// The compiled policy.
     pub fn policy(&self) -> &Policy {
         &self.policy

@@ -12,7 +12,7 @@ pub fn deny_candidates(command: &str) -> Vec<String> {
     out.extend(
         command
             .split([';', '&', '|', '\n', '\r', '(', ')', '`', '{', '}'])
-            .map(|p| strip_assignments(&collapse_ws(p.trim_start_matches('$'))))
+            .map(|p| strip_keywords(&strip_assignments(&collapse_ws(p.trim_start_matches('$')))))
             .filter(|p| !p.is_empty()),
     );
     let dequoted: Vec<String> = out
@@ -20,9 +20,39 @@ pub fn deny_candidates(command: &str) -> Vec<String> {
         .map(|s| strip_assignments(&collapse_ws(&dequote(s))))
         .collect();
     out.extend(dequoted);
+    // `/usr/bin/git push` is also `git push`.
+    let basenamed: Vec<String> = out
+        .iter()
+        .filter_map(|c| {
+            let (first, rest) = c.split_once(' ').unwrap_or((c.as_str(), ""));
+            let base = first
+                .rsplit('/')
+                .next()
+                .filter(|b| first.contains('/') && !b.is_empty())?;
+            Some(format!("{base} {rest}").trim_end().to_string())
+        })
+        .collect();
+    out.extend(basenamed);
     out.sort();
     out.dedup();
     out
+}
+
+/// Removes leading reserved words (`then git push` → `git push`).
+fn strip_keywords(s: &str) -> String {
+    const KEYWORDS: &[&str] = &[
+        "if", "then", "else", "elif", "do", "while", "until", "time", "!", "{", "}", "fi", "done",
+        "esac", "in",
+    ];
+    let mut rest = s;
+    while let Some((first, tail)) = rest.split_once(' ') {
+        if KEYWORDS.contains(&first) {
+            rest = tail;
+        } else {
+            break;
+        }
+    }
+    rest.to_string()
 }
 
 fn collapse_ws(s: &str) -> String {
@@ -64,5 +94,8 @@ mod tests {
         assert!(cands.contains(&"git push origin main".to_string()));
         assert!(deny_candidates("ls | X=1 \"rm\" -rf /").contains(&"rm -rf /".to_string()));
         assert!(deny_candidates("(((git push").contains(&"git push".to_string()));
+        assert!(
+            deny_candidates("watch if true; then git push; fi").contains(&"git push".to_string())
+        );
     }
 }

@@ -290,12 +290,7 @@ impl Policy {
     }
 
     fn nothing_matched(&self, facts: Vec<String>) -> Evaluation {
-        Evaluation {
-            effect: self.settings.default,
-            rule: None,
-            reason: "no rule matches this action".into(),
-            facts,
-        }
+        self.unmatched("no rule matches this action".into(), facts)
     }
 
     /// The first rule of `effect` for tools of `kind` whose matcher satisfies `pred`. When
@@ -377,7 +372,7 @@ impl Policy {
         }) {
             return decided(Effect::Allow, r, String::new(), facts);
         }
-        if write && !ctx.in_workspace(path) && self.settings.outside_workspace == Effect::Deny {
+        if !ctx.in_workspace(path) && self.settings.outside_workspace == Effect::Deny {
             return builtin_deny(
                 format!("{} is outside the workspace", path.display()),
                 "outside_workspace",
@@ -390,16 +385,7 @@ impl Policy {
     fn shell(&self, a: &ShellAnalysis, ctx: &Context, t: &mut Trace<'_>) -> Evaluation {
         let facts = shell_facts(a, ctx);
         // Resolve every file once.
-        let resolved: Vec<(Vec<PathBuf>, Vec<PathBuf>)> = a
-            .commands
-            .iter()
-            .map(|c| {
-                (
-                    c.reads.iter().map(|p| ctx.resolve(p)).collect(),
-                    c.writes.iter().map(|p| ctx.resolve(p)).collect(),
-                )
-            })
-            .collect();
+        let resolved = resolve_all(a, ctx);
         if t.on() {
             for (c, (reads, writes)) in a.commands.iter().zip(&resolved) {
                 t.step(describe_command(c, reads, writes));
@@ -547,12 +533,14 @@ impl Policy {
 
     /// "Nothing allows this": ask, or deny when `[policy] default = "deny"`.
     fn unmatched(&self, reason: String, facts: Vec<String>) -> Evaluation {
-        Evaluation {
-            effect: self.settings.default,
-            rule: None,
-            reason,
-            facts,
+        if self.settings.default == Effect::Deny {
+            return builtin_deny(
+                format!("{reason} ([policy] default = \"deny\")"),
+                "default",
+                facts,
+            );
         }
+        ask(reason, facts)
     }
 
     /// The first deny (or ask) rule that matches any command, file or host of the line.
@@ -570,6 +558,26 @@ impl Policy {
                 cands.iter().any(|c| m.matches_command_text(c))
             }) {
                 return Some((r, format!("in the text {text:?}")));
+            }
+            // Each piece that parses on its own still has files and hosts (`cat .env` inside
+            // text the parser rejected as a whole). One level only: pieces are not split again.
+            if a.parse_error.is_some() || !a.unparsed.is_empty() {
+                for cand in cands.iter().filter(|c| c.len() < 4096) {
+                    let piece = shell::analyze(cand);
+                    if piece.parse_error.is_some() {
+                        continue;
+                    }
+                    let piece_resolved = resolve_all(&piece, ctx);
+                    let piece = ShellAnalysis {
+                        unparsed: Vec::new(),
+                        ..piece
+                    };
+                    if let Some((r, what)) =
+                        self.shell_match(effect, &piece, &piece_resolved, ctx, t)
+                    {
+                        return Some((r, format!("{what}, in the text {text:?}")));
+                    }
+                }
             }
         }
         for (c, (reads, writes)) in a.commands.iter().zip(resolved) {
@@ -727,6 +735,19 @@ fn builtin_deny(reason: String, setting: &str, facts: Vec<String>) -> Evaluation
         reason: format!("denied by policy: {reason}"),
         facts,
     }
+}
+
+/// The files of every command, resolved against the context: (reads, writes) per command.
+fn resolve_all(a: &ShellAnalysis, ctx: &Context) -> Vec<(Vec<PathBuf>, Vec<PathBuf>)> {
+    a.commands
+        .iter()
+        .map(|c| {
+            (
+                c.reads.iter().map(|p| ctx.resolve(p)).collect(),
+                c.writes.iter().map(|p| ctx.resolve(p)).collect(),
+            )
+        })
+        .collect()
 }
 
 fn absolute(p: &Path) -> PathBuf {

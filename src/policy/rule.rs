@@ -66,6 +66,8 @@ pub struct PathPattern {
     glob: GlobMatcher,
     /// For `dir/**`: matches `dir` itself.
     dir_itself: Option<GlobMatcher>,
+    /// `//`, `~`: only the base directory itself.
+    exact_base: bool,
 }
 
 /// What a rule matches.
@@ -246,7 +248,9 @@ pub fn path_pattern(spec: &str) -> Result<PathPattern, String> {
     if rel.split('/').any(|c| c == "..") {
         return Err("`..` is not allowed in path rules: write an absolute //path instead".into());
     }
-    let rel = if rel.is_empty() { "**" } else { rel };
+    // An empty rest (`//`, `~`, `./`) names the base directory itself, nothing below it.
+    let exact_base = rel.is_empty();
+    let rel = if exact_base { "**" } else { rel };
     let glob = build_glob(rel)?;
     let dir_itself = match rel.strip_suffix("/**") {
         Some(dir) => Some(build_glob(dir)?),
@@ -256,6 +260,7 @@ pub fn path_pattern(spec: &str) -> Result<PathPattern, String> {
         anchor,
         glob,
         dir_itself,
+        exact_base,
     })
 }
 
@@ -309,6 +314,9 @@ impl PathPattern {
     }
 
     fn matches_rel(&self, rel: &Path) -> bool {
+        if self.exact_base {
+            return rel.as_os_str().is_empty();
+        }
         self.glob.is_match(rel) || self.dir_itself.as_ref().is_some_and(|d| d.is_match(rel))
     }
 }
@@ -446,6 +454,15 @@ mod tests {
         assert!(path("Read(//etc/passwd)", "/etc/passwd", true));
         assert!(path("Read(/Cargo.toml)", "/work/repo/Cargo.toml", false));
         assert!(!path("Read(/Cargo.toml)", "/work/other/Cargo.toml", false));
+        assert!(
+            path("Edit(~)", "~", true),
+            "~ alone is the home directory itself"
+        );
+        assert!(!path("Edit(~)", "~/x", true));
+        assert!(path("Edit(//)", "/", true));
+        assert!(!path("Edit(//)", "/etc", true));
+        assert!(path("Edit(//etc)", "/etc", true));
+        assert!(!path("Edit(//etc)", "/etc/passwd", true));
     }
 
     #[test]

@@ -203,7 +203,15 @@ fn scp_host(text: &str) -> Option<String> {
 }
 
 fn bare_host(text: &str) -> Option<String> {
+    // `host/path` and `host:port/path` without a scheme: the host is what comes first.
+    let text = text.split(['/', '?', '#']).next().unwrap_or(text);
     let h = text.rsplit('@').next().unwrap_or(text);
+    // `host:port` → `host` (bracketed IPv6 literals keep their colons).
+    let h = if h.starts_with('[') {
+        h
+    } else {
+        h.split(':').next().unwrap_or(h)
+    };
     let ok = !h.is_empty()
         && h.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
@@ -508,6 +516,33 @@ pub fn effects(name: &str, args: &[WordValue]) -> Effects {
             {
                 e.writes.push(WordValue::literal("."));
             }
+        }
+        "ls" | "dir" | "vdir" | "tree" | "exa" | "eza" => {
+            // Listing a directory discloses what is in it: its operands count as reads.
+            let a = parse_args(
+                args,
+                "IwT",
+                &[
+                    "ignore",
+                    "hide",
+                    "width",
+                    "tabsize",
+                    "format",
+                    "sort",
+                    "time-style",
+                    "color",
+                ],
+            );
+            e.reads = all(&a);
+        }
+        "find" => {
+            e.reads = args
+                .iter()
+                .take_while(|w| {
+                    !w.text.starts_with('-') && !matches!(w.text.as_str(), "(" | "!" | ")")
+                })
+                .cloned()
+                .collect();
         }
         "source" | "." => {
             e.reads.extend(args.first().cloned());

@@ -389,8 +389,19 @@ impl Walker {
     }
 
     fn arith(&mut self, expr: &str) {
+        // `((cmd args))` is two nested subshells in shells that fall back when the text is not
+        // arithmetic: judge it as a script too.
+        if words::reads_like_a_command(expr) {
+            self.unknown("an arithmetic command that reads like a command");
+            self.walk_script(expr, "((…))", Stdin::Terminal);
+        }
         if expr.contains("$(") || expr.contains('`') || expr.contains('[') {
             self.unknown("an arithmetic expression that may run commands");
+            for sub in words::arithmetic_substitutions(expr) {
+                self.walk_script(&sub, "$(…) in arithmetic", Stdin::Terminal);
+            }
+            // Whatever the parser missed is still offered to deny rules as text.
+            self.unparsed.push(expr.to_string());
         }
     }
 
@@ -481,7 +492,7 @@ impl Walker {
         }
         let mut c = Collected::default();
         for item in s.prefix.iter().flat_map(|p| p.0.iter()) {
-            self.collect_item(item, &mut c);
+            self.collect_item(item, &mut c, false);
         }
         if let Some(name) = &s.word_or_name {
             let v = words::evaluate(&name.value);
@@ -489,7 +500,7 @@ impl Walker {
             c.words.push(v);
         }
         for item in s.suffix.iter().flat_map(|p| p.0.iter()) {
-            self.collect_item(item, &mut c);
+            self.collect_item(item, &mut c, true);
         }
         let Collected {
             words: words_v,
@@ -660,8 +671,12 @@ impl Walker {
                         un.wrappers.join(" ")
                     ));
                 }
-                downloads |=
-                    self.walk_script(&script.text, &format!("{shell} -c"), Stdin::Terminal);
+                // The script inherits the command's standard input (`sh -c bash <<EOF`).
+                downloads |= self.walk_script(&script.text, &format!("{shell} -c"), stdin.clone());
+                if let Some(alt) = &un.alt_script {
+                    downloads |=
+                        self.walk_script(alt, &format!("{shell} (as quoted)"), stdin.clone());
+                }
                 self.privileged_context = saved;
             }
             Inner::StdinScript => {
@@ -748,8 +763,23 @@ impl Walker {
         downloads
     }
 
-    fn collect_item(&mut self, item: &ast::CommandPrefixOrSuffixItem, c: &mut Collected) {
+    /// Adds one prefix or suffix item. After the command name, `name=value` is an ordinary
+    /// argument (`dd of=/dev/sda`), not an environment assignment.
+    fn collect_item(
+        &mut self,
+        item: &ast::CommandPrefixOrSuffixItem,
+        c: &mut Collected,
+        in_suffix: bool,
+    ) {
         match item {
+            ast::CommandPrefixOrSuffixItem::Word(w)
+            | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w)
+                if in_suffix =>
+            {
+                let v = words::evaluate(&w.value);
+                c.downloads |= self.walk_word_substitutions(&v);
+                c.words.push(v);
+            }
             ast::CommandPrefixOrSuffixItem::Word(w) => {
                 let v = words::evaluate(&w.value);
                 c.downloads |= self.walk_word_substitutions(&v);
@@ -894,6 +924,17 @@ impl Walker {
                     // Keep the best reading for deny matching; no rule may allow it.
                     dynamic = Some(format!("the file {:?} is not known statically", w.text));
                 }
+                if w.glob {
+                    // `rm -rf ~/*` touches everything in `~`: also offer the directory the glob
+                    // starts from, so a deny rule on that directory applies.
+                    let cut = w.text.find(['*', '?', '[']).unwrap_or(w.text.len());
+                    let base = w.text[..cut]
+                        .rsplit_once('/')
+                        .map_or(".", |(b, _)| if b.is_empty() { "/" } else { b });
+                    if let Some(p) = self.join_cwd(base) {
+                        out.push(p);
+                    }
+                }
                 match self.join_cwd(&w.text) {
                     Some(p) => out.push(p),
                     None => {
@@ -929,6 +970,9 @@ impl Walker {
                     deny_texts.push(alt.join(" "));
                 }
             }
+        }
+        if let Some(plain) = git_without_global_options(&argv) {
+            deny_texts.push(plain);
         }
         if !text.is_empty() {
             deny_texts.push(text.clone());
@@ -1019,29 +1063,92 @@ const DANGEROUS_ASSIGNMENTS: &[&str] = &[
     "HOME",
 ];
 
-/// The static text `echo`/`printf` prints, for `echo '…' | sh`.
-fn static_echo(s: &ast::SimpleCommand) -> Option<String> {
-    let name = words::evaluate(&s.word_or_name.as_ref()?.value);
-    if !matches!(basename(&name.text), "echo" | "printf") || name.dynamic.is_some() {
+/// `git -C dir --no-pager push …` → `git push …`, so rules on git subcommands see through
+/// git's own global options.
+fn git_without_global_options(argv: &[String]) -> Option<String> {
+    if argv.first().map(|a| basename(program_name(a))) != Some("git") {
         return None;
     }
-    let mut parts = Vec::new();
+    let mut i = 1;
+    while let Some(a) = argv.get(i) {
+        if matches!(
+            a.as_str(),
+            "-C" | "-c"
+                | "--git-dir"
+                | "--work-tree"
+                | "--namespace"
+                | "--exec-path"
+                | "--config-env"
+        ) {
+            i += 2;
+        } else if a.starts_with('-') {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    if i == 1 || i >= argv.len() {
+        return None;
+    }
+    let mut out = vec!["git".to_string()];
+    out.extend(argv[i..].iter().cloned());
+    Some(out.join(" "))
+}
+
+/// The static text `echo`/`printf` prints (wrappers seen through), for `echo '…' | sh`.
+fn static_echo(s: &ast::SimpleCommand) -> Option<String> {
+    let mut words_v = vec![words::evaluate(&s.word_or_name.as_ref()?.value)];
     for item in s.suffix.iter().flat_map(|x| x.0.iter()) {
         match item {
-            ast::CommandPrefixOrSuffixItem::Word(w) => {
-                let v = words::evaluate(&w.value);
-                if v.dynamic.is_some() {
-                    return None;
-                }
-                if parts.is_empty() && v.text.starts_with('-') && name.text == "echo" {
-                    continue;
-                }
-                parts.push(v.text);
+            ast::CommandPrefixOrSuffixItem::Word(w)
+            | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
+                words_v.push(words::evaluate(&w.value));
             }
             _ => return None,
         }
     }
+    let k = match wrappers::unwrap(&words_v).inner {
+        Inner::Argv(k) => k,
+        // `watch echo '…'`, `bash -c "echo '…'"`: what the script prints.
+        Inner::Script(script) if script.dynamic.is_none() => {
+            return static_echo_script(&script.text);
+        }
+        _ => return None,
+    };
+    let argv = words_v.get(k..)?;
+    let name = argv.first()?;
+    if !matches!(basename(program_name(&name.text)), "echo" | "printf") {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for v in &argv[1..] {
+        if v.dynamic.is_some() {
+            return None;
+        }
+        if parts.is_empty() && v.text.starts_with('-') && basename(&name.text) == "echo" {
+            continue;
+        }
+        parts.push(v.text.clone());
+    }
     Some(parts.join(" "))
+}
+
+/// What a one-command script prints, if it is a static `echo`/`printf`.
+fn static_echo_script(text: &str) -> Option<String> {
+    let program = parse(text).ok()?;
+    let [cc] = program.complete_commands.as_slice() else {
+        return None;
+    };
+    let [ast::CompoundListItem(and_or, _)] = cc.0.as_slice() else {
+        return None;
+    };
+    if !and_or.additional.is_empty() || and_or.first.seq.len() != 1 {
+        return None;
+    }
+    match &and_or.first.seq[0] {
+        ast::Command::Simple(s) => static_echo(s),
+        _ => None,
+    }
 }
 
 /// What `find` itself writes: `-delete` deletes under its start paths, `-fprint` writes a file.
@@ -1064,7 +1171,7 @@ fn find_writes(argv: &[WordValue]) -> Vec<WordValue> {
 }
 
 /// Quotes a word so that re-parsing it yields the same word.
-fn shell_quote(s: &str) -> String {
+pub(crate) fn shell_quote(s: &str) -> String {
     if !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%{}".contains(c))

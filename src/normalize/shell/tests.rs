@@ -135,6 +135,9 @@ fn redirections_and_file_commands() {
     assert_eq!(find(&a, "cat").reads, vec![".env"]);
     assert_eq!(find(&a, "curl").hosts, vec!["x.example"]);
     assert!(analyze("echo x > /dev/null").commands[0].writes.is_empty());
+    let a = analyze("dd if=/dev/zero of=/dev/sda bs=1M");
+    assert_eq!(a.commands[0].text, "dd if=/dev/zero of=/dev/sda bs=1M");
+    assert_eq!(a.commands[0].writes, vec!["/dev/sda"]);
 }
 
 #[test]

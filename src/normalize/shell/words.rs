@@ -94,16 +94,59 @@ fn piece(v: &mut WordValue, p: &WordPieceWithSource, raw: &str, quoted: bool) {
                 v.text.push_str(source);
             }
         }
-        WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
+        WordPiece::CommandSubstitution(s) => {
             v.mark("a command substitution");
             v.substitutions.push(s.clone());
             v.text.push_str(source);
         }
-        WordPiece::ArithmeticExpression(_) => {
+        WordPiece::BackquotedCommandSubstitution(s) => {
+            // Inside backticks, `\\`, `\$` and `\`` stand for themselves unescaped.
+            v.mark("a command substitution");
+            v.substitutions.push(unescape_backquoted(s));
+            v.text.push_str(source);
+        }
+        WordPiece::ArithmeticExpression(e) => {
             v.mark("an arithmetic expansion");
+            v.substitutions.extend(arithmetic_substitutions(&e.value));
+            // `$((cmd))` is a command substitution of a subshell in shells that fall back when
+            // the text is not arithmetic: judge the text as a script as well.
+            if reads_like_a_command(&e.value) {
+                v.substitutions.push(e.value.clone());
+            }
             v.text.push_str(source);
         }
     }
+}
+
+/// Whether arithmetic text could be a command in a shell that falls back to subshells:
+/// words with letters, separated by spaces (`1 + 2` is not; `git push`, `{ rm x; }` are).
+pub fn reads_like_a_command(expr: &str) -> bool {
+    expr.split_whitespace().count() > 1 && expr.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+/// Command substitutions inside an arithmetic expression (`$(( $(cmd) + 1 ))` runs `cmd`).
+pub fn arithmetic_substitutions(expr: &str) -> Vec<String> {
+    if !expr.contains("$(") && !expr.contains('`') {
+        return Vec::new();
+    }
+    // Inside double quotes, `$(…)` and backticks keep their meaning and nothing else does.
+    let quoted = format!("\"{}\"", expr.replace('\\', "\\\\").replace('"', "\\\""));
+    evaluate(&quoted).substitutions
+}
+
+fn unescape_backquoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && matches!(chars.peek(), Some('\\' | '$' | '`')) {
+            if let Some(n) = chars.next() {
+                out.push(n);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn is_home(expr: &ParameterExpr) -> bool {

@@ -98,6 +98,9 @@ pub struct Unwrapped {
     pub writes: Vec<WordValue>,
     /// Why the command is dynamic, if a wrapper made it so (`env PATH=…`).
     pub dynamic: Option<String>,
+    /// A second reading of the script (`watch` joins its words without quotes, so what runs
+    /// and what the words look like differ): both are judged.
+    pub alt_script: Option<String>,
 }
 
 /// The name a program is known by: the basename when it lives in a standard binary directory.
@@ -231,6 +234,7 @@ pub fn unwrap(words: &[WordValue]) -> Unwrapped {
         reads: Vec::new(),
         writes: Vec::new(),
         dynamic: None,
+        alt_script: None,
     };
     let mut i = 0;
     // Bounded: each round consumes at least one word.
@@ -243,6 +247,17 @@ pub fn unwrap(words: &[WordValue]) -> Unwrapped {
                 w.dynamic.as_deref().unwrap_or("glob")
             ));
             return out;
+        }
+        if i > 0 && is_assignment(&w.text) {
+            // `nice FOO=1 cmd` would fail to find a program named `FOO=1`; judge it as the
+            // assignment it looks like, so a deny rule on `cmd` still applies.
+            let var = w.text.split('=').next().unwrap_or("");
+            if DANGEROUS_ENV.contains(&var) && out.dynamic.is_none() {
+                out.dynamic = Some(format!("it sets {var}, which changes what runs"));
+            }
+            i += 1;
+            out.levels.push(i);
+            continue;
         }
         let name = program_name(&w.text);
         if SHELLS.contains(&basename(name)) {
@@ -288,10 +303,11 @@ pub fn unwrap(words: &[WordValue]) -> Unwrapped {
                 j += 1;
                 break;
             }
-            if wrapper == "env" && is_assignment(t) {
+            // env, sudo and doas take `NAME=value` words before the command.
+            if matches!(wrapper.as_str(), "env" | "sudo" | "doas" | "run0") && is_assignment(t) {
                 let var = t.split('=').next().unwrap_or("");
                 if DANGEROUS_ENV.contains(&var) && out.dynamic.is_none() {
-                    out.dynamic = Some(format!("env sets {var}, which changes what runs"));
+                    out.dynamic = Some(format!("{wrapper} sets {var}, which changes what runs"));
                 }
                 j += 1;
                 continue;
@@ -357,6 +373,12 @@ pub fn unwrap(words: &[WordValue]) -> Unwrapped {
         if wrapper == "watch" && j < words.len() {
             // watch joins its arguments and runs them with `sh -c`.
             let joined: Vec<&str> = words[j..].iter().map(|w| w.text.as_str()).collect();
+            // What the agent appears to mean, quotes kept: judged as well (see `alt_script`).
+            let quoted: Vec<String> = words[j..]
+                .iter()
+                .map(|w| super::shell_quote(&w.text))
+                .collect();
+            out.alt_script = Some(quoted.join(" "));
             let mut script = WordValue::literal(&joined.join(" "));
             script.dynamic = words[j..].iter().find_map(|w| w.dynamic.clone());
             script.substitutions = words[j..]
@@ -502,6 +524,8 @@ mod tests {
             "git push"
         );
         assert_eq!(inner_text("env -i FOO=1 git push"), "git push");
+        assert_eq!(inner_text("sudo FOO=bar git push"), "git push");
+        assert_eq!(inner_text("doas -u root A=1 B=2 git push"), "git push");
         assert_eq!(inner_text("stdbuf -oL git push"), "git push");
         assert_eq!(
             inner_text("/usr/bin/sudo /usr/bin/git push"),
