@@ -1,0 +1,247 @@
+//! `guardian policy explain | test | import`, `[policy] import` and rule examples, run as a user
+//! would run them.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_guardian");
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).expect("write");
+}
+
+const CONFIG: &str = r#"[policy]
+deny = ["Bash(git push *)", "Read(./.env)"]
+allow = ["Bash(git status)", "Bash(echo *)", "Edit(./src/**)"]
+"#;
+
+#[test]
+fn explain_shows_commands_wrappers_targets_and_rules() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "guardian.toml", CONFIG);
+    let o = run(
+        dir.path(),
+        &[
+            "policy",
+            "explain",
+            "--config",
+            "guardian.toml",
+            "--cwd",
+            "/work/repo",
+            "--",
+            "git",
+            "status",
+            "&&",
+            "sudo",
+            "timeout",
+            "5",
+            "git",
+            "push",
+            "origin",
+            "main",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.contains("command `git status`"), "{out}");
+    assert!(
+        out.contains("command `git push origin main`")
+            && out.contains("wrappers removed: sudo, timeout"),
+        "{out}"
+    );
+    assert!(out.contains("PRIVILEGED"), "{out}");
+    assert!(
+        out.contains("Bash(git push *) MATCHES (guardian.toml:2)"),
+        "{out}"
+    );
+    assert!(out.contains("decision: deny by Bash(git push *)"), "{out}");
+    let o = run(
+        dir.path(),
+        &[
+            "policy",
+            "explain",
+            "--config",
+            "guardian.toml",
+            "--cwd",
+            "/work/repo",
+            "--",
+            "echo x > build.sh",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(out.contains("writes: /work/repo/build.sh"), "{out}");
+    assert!(out.contains("Edit(./src/**) no"), "{out}");
+    assert!(out.contains("decision: ask"), "{out}");
+}
+
+#[test]
+fn policy_test_passes_and_fails_like_opa_test() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "guardian.toml", CONFIG);
+    write(
+        dir.path(),
+        "cases.toml",
+        r#"
+[[case]]
+name = "push denied"
+command = "git status; git push"
+expect = "deny"
+rule = "Bash(git push *)"
+
+[[case]]
+name = "status allowed"
+command = "git status"
+expect = "allow"
+
+[[case]]
+name = "env read denied"
+action = { kind = "read", path = ".env" }
+expect = "deny"
+"#,
+    );
+    let o = run(
+        dir.path(),
+        &["policy", "test", "--config", "guardian.toml", "cases.toml"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("3 passed, 0 failed"));
+    write(
+        dir.path(),
+        "bad.toml",
+        "[[case]]\nname = \"wrong on purpose\"\ncommand = \"git push\"\nexpect = \"allow\"\n",
+    );
+    let o = run(
+        dir.path(),
+        &["policy", "test", "--config", "guardian.toml", "bad.toml"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains("FAIL")
+            && out.contains("wrong on purpose")
+            && out.contains("0 passed, 1 failed"),
+        "{out}"
+    );
+}
+
+#[test]
+fn import_prints_translated_rules_for_each_format() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "settings.json",
+        r#"{"permissions": {"deny": ["Bash(curl:*)"], "allow": ["Bash(npm run lint)"]}}"#,
+    );
+    write(
+        dir.path(),
+        "opencode.json",
+        r#"{"permission": {"bash": {"*": "ask", "git *": "allow", "rm *": "deny"}}}"#,
+    );
+    write(
+        dir.path(),
+        "default.rules",
+        "prefix_rule(pattern = [\"git\", [\"push\", \"fetch\"]], decision = \"forbidden\")\n",
+    );
+    let o = run(dir.path(), &["policy", "import", "settings.json"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stdout(&o).contains("\"Bash(curl:*)\",  # settings.json: permissions.deny[0]"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(dir.path(), &["policy", "import", "opencode.json"]);
+    assert!(stdout(&o).contains("\"Bash(rm *)\""), "{}", stdout(&o));
+    let o = run(dir.path(), &["policy", "import", "default.rules"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("\"Bash(git push *)\"") && out.contains("\"Bash(git fetch *)\""),
+        "{out}"
+    );
+    // The printed snippet is itself a valid guardian.toml.
+    write(dir.path(), "translated.toml", &out);
+    let o = run(dir.path(), &["policy", "--config", "translated.toml"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn config_imports_and_rule_examples() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "settings.json",
+        r#"{"permissions": {"deny": ["Bash(curl:*)"]}}"#,
+    );
+    write(
+        dir.path(),
+        "guardian.toml",
+        r#"[policy]
+import = ["settings.json"]
+allow = ["Bash(git status)"]
+
+[[policy.rule]]
+rule = "Bash(terraform destroy *)"
+effect = "deny"
+match = ["terraform destroy -auto-approve", "sudo terraform destroy"]
+not_match = ["terraform plan"]
+justification = "infrastructure is changed through CI only"
+"#,
+    );
+    let o = run(dir.path(), &["policy", "--config", "guardian.toml"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains("Bash(curl:*)") && out.contains("settings.json: permissions.deny[0]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Bash(terraform destroy *)") && out.contains("guardian.toml:5"),
+        "{out}"
+    );
+    let o = run(
+        dir.path(),
+        &[
+            "check",
+            "--config",
+            "guardian.toml",
+            "--",
+            "curl",
+            "https://example.com",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    // A rule whose example fails stops the config from loading, naming the line.
+    write(
+        dir.path(),
+        "bad.toml",
+        "[[policy.rule]]\nrule = \"Bash(git push *)\"\neffect = \"deny\"\nmatch = [\"git pull\"]\n",
+    );
+    let o = run(dir.path(), &["policy", "--config", "bad.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("bad.toml:1") && err.contains("git pull"),
+        "{err}"
+    );
+}
