@@ -73,6 +73,10 @@ pub struct AuditRecord {
     pub latency_ms: u64,
     /// Tokens the reviewer used.
     pub tokens: Usage,
+    /// Reviewer calls made (retries included); 0 when the reviewer was not asked.
+    pub attempts: u32,
+    /// Why the agent was told to stop, when the session's circuit breaker tripped.
+    pub interrupt: Option<String>,
 }
 
 type Job = (Vec<u8>, oneshot::Sender<io::Result<()>>);

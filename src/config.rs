@@ -33,6 +33,9 @@ pub struct Config {
     /// `[audit]`: where decisions are recorded.
     #[serde(default)]
     pub audit: AuditConfig,
+    /// `[breaker]`: when to tell an agent to stop and report to its user.
+    #[serde(default)]
+    pub breaker: BreakerConfig,
     /// The name rule sources are given under (the config's path as the user gave it).
     #[serde(skip)]
     pub source_name: String,
@@ -182,6 +185,62 @@ pub struct ReviewerConfig {
     /// Cap on the verdict's length, in tokens.
     #[serde(default = "default_max_output_tokens")]
     pub max_output_tokens: u32,
+    /// Attempts per review on transient failures (connect errors, 429, 5xx, invalid output).
+    #[serde(default = "default_max_attempts")]
+    pub max_attempts: u32,
+    /// How long a reviewer allow is remembered for the same action in the same session, in
+    /// seconds; 0 disables session memory.
+    #[serde(default = "default_memory_ttl_s")]
+    pub memory_ttl_s: u64,
+}
+
+fn default_max_attempts() -> u32 {
+    3
+}
+fn default_memory_ttl_s() -> u64 {
+    600
+}
+
+/// `[breaker]`: per-session thresholds after which answers carry `"interrupt": true`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BreakerConfig {
+    /// Denials in a row.
+    #[serde(default = "default_consecutive")]
+    pub consecutive_denials: usize,
+    /// Denials among the last `window` decisions.
+    #[serde(default = "default_window_denials")]
+    pub window_denials: usize,
+    /// How many recent decisions `window_denials` counts over.
+    #[serde(default = "default_window")]
+    pub window: usize,
+    /// The same action asked this many times in a row (a doom loop).
+    #[serde(default = "default_repeats")]
+    pub repeats: usize,
+}
+
+impl Default for BreakerConfig {
+    fn default() -> Self {
+        BreakerConfig {
+            consecutive_denials: default_consecutive(),
+            window_denials: default_window_denials(),
+            window: default_window(),
+            repeats: default_repeats(),
+        }
+    }
+}
+
+fn default_consecutive() -> usize {
+    3
+}
+fn default_window_denials() -> usize {
+    10
+}
+fn default_window() -> usize {
+    50
+}
+fn default_repeats() -> usize {
+    3
 }
 
 impl Default for ReviewerConfig {
@@ -193,6 +252,8 @@ impl Default for ReviewerConfig {
             api_key_env: None,
             timeout_ms: default_timeout_ms(),
             max_output_tokens: default_max_output_tokens(),
+            max_attempts: default_max_attempts(),
+            memory_ttl_s: default_memory_ttl_s(),
         }
     }
 }
@@ -343,6 +404,15 @@ impl Config {
         }
         if self.policy.default == Effect::Allow {
             return Err(invalid("policy.default", "must be \"ask\" or \"deny\""));
+        }
+        if self.reviewer.max_attempts == 0 {
+            return Err(invalid("reviewer.max_attempts", "must be at least 1"));
+        }
+        if self.breaker.window == 0 || self.breaker.window_denials > self.breaker.window {
+            return Err(invalid(
+                "breaker.window_denials",
+                "must not exceed breaker.window (which must be > 0)",
+            ));
         }
         if self.reviewer.timeout_ms == 0 {
             return Err(invalid("reviewer.timeout_ms", "must be greater than 0"));

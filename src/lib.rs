@@ -13,6 +13,7 @@ pub mod policy;
 pub mod request;
 pub mod reviewer;
 pub mod server;
+pub mod session;
 pub mod verdict;
 
 pub use config::Config;

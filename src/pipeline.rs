@@ -17,7 +17,9 @@ use crate::request::ReviewRequest;
 use crate::reviewer::openai::OpenAiReviewer;
 use crate::reviewer::prompt::{self, PROMPT_VERSION};
 use crate::reviewer::{NoReviewer, Reviewer, ReviewerError, Usage, UserAuthorization};
+use crate::session::Sessions;
 use crate::verdict::{DecidedBy, Decision, Effect, ReviewResponse, RiskLevel, RuleRef};
+use sha2::{Digest, Sha256};
 
 /// The text appended to every denial the agent sees.
 const DO_NOT_WORK_AROUND: &str = "Do not try to reach the same result another way; if the task needs this, stop and ask the user.";
@@ -51,6 +53,9 @@ pub struct Guardian {
     home: Option<PathBuf>,
     review_timeout: Duration,
     parse_permits: Arc<tokio::sync::Semaphore>,
+    sessions: Sessions,
+    /// Hash of the policy and prompt version: remembered approvals do not outlive a change.
+    fingerprint: String,
 }
 
 /// Deadline for parsing one shell command line (brush-parser has pathological inputs).
@@ -83,6 +88,7 @@ struct Outcome {
     usage: Usage,
     reviewer_asked: bool,
     cwd: String,
+    attempts: u32,
 }
 
 impl Outcome {
@@ -99,6 +105,7 @@ impl Outcome {
             usage: Usage::default(),
             reviewer_asked: false,
             cwd,
+            attempts: 0,
         }
     }
 }
@@ -144,6 +151,22 @@ impl Guardian {
             path: config.audit.path.display().to_string(),
             source,
         })?;
+        let sessions = Sessions::new(
+            config.breaker.clone(),
+            Duration::from_secs(config.reviewer.memory_ttl_s),
+        );
+        let fingerprint = {
+            let listing = serde_json::to_string(&policy.listing()).unwrap_or_default();
+            let settings = format!("{:?}", policy.settings());
+            let d = Sha256::digest(
+                format!(
+                    "{listing}\u{0}{settings}\u{0}{PROMPT_VERSION}\u{0}{}",
+                    prompt::system_prompt_sha()
+                )
+                .as_bytes(),
+            );
+            hex::encode(&d[..12])
+        };
         Ok(Guardian {
             review_timeout: Duration::from_millis(config.reviewer.timeout_ms),
             config,
@@ -153,6 +176,8 @@ impl Guardian {
             server_cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
             home: std::env::var_os("HOME").map(PathBuf::from),
             parse_permits: Arc::new(tokio::sync::Semaphore::new(PARSE_CONCURRENCY)),
+            sessions,
+            fingerprint,
         })
     }
 
@@ -182,10 +207,20 @@ impl Guardian {
     pub async fn review(self: &Arc<Self>, req: ReviewRequest, client: &str) -> ReviewResponse {
         let started = Instant::now();
         let id = format!("rev_{}", ulid::Ulid::new());
+        let session_id = req
+            .session
+            .as_ref()
+            .and_then(|s| s.id.clone())
+            .unwrap_or_else(|| format!("ses_{}", ulid::Ulid::new()));
         // Decide on a separate task: a panic anywhere in a stage becomes a deny, never a crash.
         let me = Arc::clone(self);
         let req_for_task = req.clone();
-        let outcome = match tokio::spawn(async move { me.decide(&req_for_task).await }).await {
+        let (session_for_task, id_for_task) = (session_id.clone(), id.clone());
+        let task = async move {
+            me.decide(&req_for_task, &session_for_task, &id_for_task)
+                .await
+        };
+        let mut outcome = match tokio::spawn(task).await {
             Ok(o) => o,
             Err(e) => {
                 tracing::error!(review_id = %id, error = %e, "review task failed");
@@ -199,15 +234,18 @@ impl Guardian {
                 )
             }
         };
-        let session_id = req
-            .session
-            .as_ref()
-            .and_then(|s| s.id.clone())
-            .unwrap_or_else(|| format!("ses_{}", ulid::Ulid::new()));
+        let interrupt = self
+            .sessions
+            .record(&session_id, &action_key(&req), outcome.decision);
+        if let Some(why) = &interrupt {
+            outcome.message.push_str(&format!(
+                "\nSTOP: {why} in this session. Do not try again or try alternatives: stop now and report to your user what you were trying to do and what was denied."
+            ));
+        }
         let record = AuditRecord {
             time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             review_id: id.clone(),
-            session_id,
+            session_id: session_id.clone(),
             agent: req.session.as_ref().and_then(|s| s.agent.clone()),
             client: client.to_string(),
             action: req.action.clone(),
@@ -235,6 +273,8 @@ impl Guardian {
             error: outcome.error.clone(),
             latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             tokens: outcome.usage,
+            attempts: outcome.attempts,
+            interrupt: interrupt.clone(),
         };
         let mut response = ReviewResponse {
             id,
@@ -244,6 +284,7 @@ impl Guardian {
             risk_level: outcome.risk_level,
             rationale: outcome.rationale,
             message: outcome.message,
+            interrupt: interrupt.is_some(),
         };
         if let Err(e) = self.audit.append(&record).await {
             tracing::error!(review_id = %response.id, error = %e, "audit write failed; denying");
@@ -266,12 +307,12 @@ impl Guardian {
         response
     }
 
-    async fn decide(&self, req: &ReviewRequest) -> Outcome {
+    async fn decide(&self, req: &ReviewRequest, session: &str, review_id: &str) -> Outcome {
         let ctx = Context::of(req, &self.server_cwd, self.home.as_deref());
         let cwd = ctx.cwd.display().to_string();
         let action =
             normalize_guarded(&req.action, &ctx, &self.parse_permits, PARSE_DEADLINE).await;
-        let eval = self.policy.evaluate(&action, &ctx);
+        let mut eval = self.policy.evaluate(&action, &ctx);
         let base = Outcome {
             decision: Decision::Deny,
             decided_by: DecidedBy::Rule,
@@ -284,25 +325,93 @@ impl Guardian {
             usage: Usage::default(),
             reviewer_asked: false,
             cwd: cwd.clone(),
+            attempts: 0,
         };
+        let sandbox_retry = req.retry.as_ref().is_some_and(|r| r.sandbox_denied);
         match eval.effect {
+            // Deny rules are checked first, for retries and strict mode too.
             Effect::Deny => {
                 let pattern = eval.rule.as_ref().map_or("", |r| r.pattern.as_str());
-                Outcome {
+                return Outcome {
                     message: format!("denied by policy: {pattern}. {DO_NOT_WORK_AROUND}"),
                     ..base
-                }
+                };
             }
-            Effect::Allow => {
+            _ if req.retry.is_some() && !sandbox_retry => {
+                return Outcome::fallback(
+                    "a retry that was not refused by the sandbox asks for nothing new".into(),
+                    format!(
+                        "denied: only sandbox denials may escalate (retry.sandbox_denied is not true). Fix the failure instead of retrying outside the sandbox. {DO_NOT_WORK_AROUND}"
+                    ),
+                    "retry_not_sandbox_denied",
+                    cwd,
+                );
+            }
+            Effect::Allow if !req.strict && !sandbox_retry => {
                 let pattern = eval.rule.as_ref().map_or("", |r| r.pattern.as_str());
-                Outcome {
+                return Outcome {
                     decision: Decision::Allow,
                     message: format!("allowed by policy: {pattern}"),
                     ..base
-                }
+                };
             }
-            Effect::Ask => self.ask_reviewer(req, &ctx, &eval, cwd).await,
+            Effect::Allow => {
+                // Strict mode and sandbox escalations send even rule-allowed actions to review.
+                let pattern = eval.rule.as_ref().map_or("", |r| r.pattern.as_str());
+                eval.reason = if sandbox_retry {
+                    format!(
+                        "the policy allows running it inside the sandbox ({pattern}), but this asks to run it WITHOUT the sandbox"
+                    )
+                } else {
+                    format!(
+                        "strict mode: the rule {pattern} would allow it, but strict mode reviews every action"
+                    )
+                };
+            }
+            Effect::Ask => {}
         }
+        if sandbox_retry {
+            eval.facts.insert(
+                0,
+                "SANDBOX ESCALATION: the sandbox refused this action; the question is whether to run it WITHOUT the sandbox".into(),
+            );
+        }
+        // Session memory: never in strict mode, never for a sandbox escalation.
+        let use_memory = !req.strict && !sandbox_retry && self.sessions.memory_enabled();
+        let memory_key = format!("{}|{}", self.fingerprint, action_key(req));
+        if use_memory && let Some(r) = self.sessions.recall(session, &memory_key) {
+            return Outcome {
+                decision: Decision::Allow,
+                decided_by: DecidedBy::Session,
+                rule: None,
+                risk_level: Some(r.risk_level),
+                user_authorization: Some(r.user_authorization),
+                rationale: format!("remembered from review {}: {}", r.review_id, r.rationale),
+                message: format!(
+                    "allowed: the reviewer approved this same action earlier in this session ({})",
+                    r.review_id
+                ),
+                ..base
+            };
+        }
+        let outcome = self
+            .ask_reviewer(req, &ctx, &eval, cwd, session, !sandbox_retry)
+            .await;
+        if use_memory
+            && outcome.decided_by == DecidedBy::Reviewer
+            && outcome.decision == Decision::Allow
+            && let (Some(risk), Some(auth)) = (outcome.risk_level, outcome.user_authorization)
+        {
+            self.sessions.remember(
+                session,
+                &memory_key,
+                review_id,
+                risk,
+                auth,
+                &outcome.rationale,
+            );
+        }
+        outcome
     }
 
     async fn ask_reviewer(
@@ -311,14 +420,30 @@ impl Guardian {
         ctx: &Context,
         eval: &Evaluation,
         cwd: String,
+        session: &str,
+        coalesce: bool,
     ) -> Outcome {
         let why = eval.reason.as_str();
         let prompt = prompt::render(req, ctx, why, &eval.facts);
-        let result =
-            match tokio::time::timeout(self.review_timeout, self.reviewer.review(&prompt)).await {
+        let attempts = std::sync::atomic::AtomicU32::new(0);
+        let call = || async {
+            match tokio::time::timeout(
+                self.review_timeout,
+                self.call_with_retries(&prompt, &attempts),
+            )
+            .await
+            {
                 Ok(r) => r,
                 Err(_) => Err(ReviewerError::Timeout(self.review_timeout)),
-            };
+            }
+        };
+        let result = if coalesce {
+            let key = format!("{session}|{}", prompt.digest());
+            self.sessions.coalesce(&key, call).await
+        } else {
+            call().await
+        };
+        let attempts = attempts.load(std::sync::atomic::Ordering::Relaxed);
         match result {
             Ok(out) => {
                 let decision = out.verdict.decision();
@@ -347,6 +472,7 @@ impl Guardian {
                     usage: out.usage,
                     reviewer_asked: true,
                     cwd,
+                    attempts,
                 }
             }
             Err(ReviewerError::NotConfigured) => Outcome::fallback(
@@ -367,8 +493,56 @@ impl Guardian {
                     cwd,
                 );
                 o.reviewer_asked = true;
+                o.attempts = attempts;
                 o
             }
         }
     }
+
+    /// Calls the reviewer, retrying transient failures (unreachable, 429 honouring Retry-After,
+    /// 5xx, output that is not a valid verdict) with jittered exponential backoff, up to
+    /// `reviewer.max_attempts`. The caller bounds the whole loop with the review deadline.
+    async fn call_with_retries(
+        &self,
+        prompt: &prompt::Prompt,
+        attempts: &std::sync::atomic::AtomicU32,
+    ) -> Result<crate::reviewer::ReviewOutput, ReviewerError> {
+        let max = self.config.reviewer.max_attempts.max(1);
+        let mut attempt = 0u32;
+        loop {
+            attempt += 1;
+            attempts.store(attempt, std::sync::atomic::Ordering::Relaxed);
+            match self.reviewer.review(prompt).await {
+                Ok(out) => return Ok(out),
+                Err(e) if attempt < max && e.is_transient() => {
+                    let backoff = e.retry_after().unwrap_or_else(|| backoff(attempt));
+                    tracing::warn!(attempt, error = %e, backoff_ms = backoff.as_millis() as u64, "reviewer attempt failed; retrying");
+                    tokio::time::sleep(backoff).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// 200 ms, 400 ms, 800 ms, … (at most 5 s), each scaled by a random factor in [0.5, 1.5).
+fn backoff(attempt: u32) -> Duration {
+    let base = 200u64
+        .saturating_mul(1u64 << attempt.saturating_sub(1).min(10))
+        .min(5_000);
+    let jitter = 0.5 + fastrand::f64();
+    Duration::from_millis((base as f64 * jitter) as u64)
+}
+
+/// What makes two requests "the same action" for memory and the doom-loop count: the kind, its
+/// content, the cwd and the sandbox.
+fn action_key(req: &ReviewRequest) -> String {
+    let sandbox = req
+        .session
+        .as_ref()
+        .and_then(|s| s.sandbox.as_deref())
+        .unwrap_or("");
+    let action = serde_json::to_string(&req.action).unwrap_or_default();
+    let digest = Sha256::digest(format!("{sandbox}\u{0}{action}").as_bytes());
+    hex::encode(&digest[..16])
 }

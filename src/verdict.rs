@@ -131,4 +131,8 @@ pub struct ReviewResponse {
     pub rationale: String,
     /// The text to hand back to the agent as its tool result.
     pub message: String,
+    /// True when the agent should stop and report to its user (repeated denials, or the same
+    /// action asked again and again).
+    #[serde(default)]
+    pub interrupt: bool,
 }

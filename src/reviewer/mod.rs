@@ -120,6 +120,8 @@ pub enum ReviewerError {
     Status {
         /// The HTTP status.
         status: u16,
+        /// The server's `Retry-After`, if it sent one.
+        retry_after: Option<Duration>,
     },
     /// The answer was not JSON, or not the expected envelope.
     #[error("the reviewer's answer was not valid JSON: {0}")]
@@ -130,6 +132,26 @@ pub enum ReviewerError {
 }
 
 impl ReviewerError {
+    /// Whether another attempt may succeed: connection failures, 429, 5xx, and output that was
+    /// not a valid verdict. Timeouts are not retried (the deadline is for the whole review).
+    pub fn is_transient(&self) -> bool {
+        match self {
+            ReviewerError::Unreachable(_)
+            | ReviewerError::InvalidJson(_)
+            | ReviewerError::SchemaViolation(_) => true,
+            ReviewerError::Status { status, .. } => *status == 429 || *status >= 500,
+            ReviewerError::NotConfigured | ReviewerError::Timeout(_) => false,
+        }
+    }
+
+    /// How long the server asked to wait before retrying.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ReviewerError::Status { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
     /// A short machine-readable kind, for audit records and metrics.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -193,8 +215,7 @@ static VALIDATOR: std::sync::LazyLock<Result<jsonschema::Validator, String>> =
 
 /// Parses and validates a verdict from the model's text.
 pub fn parse_verdict(text: &str) -> Result<Verdict, ReviewerError> {
-    let value: serde_json::Value =
-        serde_json::from_str(text.trim()).map_err(|e| ReviewerError::InvalidJson(e.to_string()))?;
+    let value = extract_json_object(text)?;
     let validator = VALIDATOR
         .as_ref()
         .map_err(|e| ReviewerError::SchemaViolation(format!("schema does not compile: {e}")))?;
@@ -206,9 +227,66 @@ pub fn parse_verdict(text: &str) -> Result<Verdict, ReviewerError> {
     serde_json::from_value(value).map_err(|e| ReviewerError::SchemaViolation(e.to_string()))
 }
 
+/// The JSON object in a model's reply: the whole text, or the object inside a ```json fence or
+/// surrounded by prose. Only a complete JSON object counts; nothing is guessed from words.
+fn extract_json_object(text: &str) -> Result<serde_json::Value, ReviewerError> {
+    let trimmed = text.trim();
+    let direct = serde_json::from_str::<serde_json::Value>(trimmed);
+    if let Ok(v @ serde_json::Value::Object(_)) = direct {
+        return Ok(v);
+    }
+    let inner = trimmed
+        .find("```")
+        .and_then(|start| {
+            let after = &trimmed[start + 3..];
+            let body_start = after.find('\n').map_or(0, |n| n + 1);
+            let body = &after[body_start..];
+            body.find("```").map(|end| &body[..end])
+        })
+        .unwrap_or(trimmed);
+    let candidate = match (inner.find('{'), inner.rfind('}')) {
+        (Some(a), Some(b)) if a < b => &inner[a..=b],
+        _ => {
+            let why = match direct {
+                Err(e) => e.to_string(),
+                Ok(_) => "the reply is JSON but not an object".into(),
+            };
+            return Err(ReviewerError::InvalidJson(why));
+        }
+    };
+    match serde_json::from_str::<serde_json::Value>(candidate) {
+        Ok(v @ serde_json::Value::Object(_)) => Ok(v),
+        Ok(_) => Err(ReviewerError::InvalidJson(
+            "the reply holds no JSON object".into(),
+        )),
+        Err(e) => Err(ReviewerError::InvalidJson(e.to_string())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn verdicts_are_extracted_from_fences_and_prose_but_never_guessed() {
+        let v = r#"{"rationale":"ok","risk_level":"low","user_authorization":"high","outcome":"allow"}"#;
+        let fenced = format!("```json\n{v}\n```");
+        assert!(parse_verdict(&fenced).is_ok());
+        let prose = format!("Here is my verdict: {v} Hope that helps.");
+        assert!(parse_verdict(&prose).is_ok());
+        assert!(matches!(
+            parse_verdict("I would allow this, it is safe."),
+            Err(ReviewerError::InvalidJson(_))
+        ));
+        assert!(matches!(
+            parse_verdict("outcome: allow"),
+            Err(ReviewerError::InvalidJson(_))
+        ));
+        assert!(matches!(
+            parse_verdict("[1,2]"),
+            Err(ReviewerError::InvalidJson(_))
+        ));
+    }
 
     fn v(risk: RiskLevel, auth: UserAuthorization, outcome: Outcome) -> Verdict {
         Verdict {

@@ -76,8 +76,15 @@ impl OpenAiReviewer {
         let mut resp = req.send().await.map_err(|e| self.transport_error(&e))?;
         let status = resp.status();
         if !status.is_success() {
+            let retry_after = resp
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .map(|secs| Duration::from_secs(secs.min(60)));
             return Err(ReviewerError::Status {
                 status: status.as_u16(),
+                retry_after,
             });
         }
         let mut body = Vec::new();

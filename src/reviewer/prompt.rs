@@ -34,6 +34,14 @@ pub struct Prompt {
     pub sha256: String,
 }
 
+impl Prompt {
+    /// A hash of the whole prompt: identical prompts are identical reviews.
+    pub fn digest(&self) -> String {
+        let d = Sha256::digest(format!("{}\u{0}{}", self.system, self.user).as_bytes());
+        hex::encode(&d[..16])
+    }
+}
+
 /// The hash of the system prompt, for audit records.
 pub fn system_prompt_sha() -> String {
     let digest = Sha256::digest(SYSTEM_PROMPT.as_bytes());

@@ -1,0 +1,285 @@
+//! Session state: remembered reviewer approvals, the circuit breaker, and review coalescing.
+//!
+//! This module owns what guardian keeps between requests of one agent session:
+//! - **memory**: a reviewer allow (risk low or medium) for an action, keyed on the normalised
+//!   action, the sandbox, and a fingerprint of the policy and prompt version, for a TTL. Never
+//!   across sessions; the pipeline never consults it in strict mode or for sandbox retries.
+//! - **breaker**: after N denials in a row, M denials among the last W decisions, or the same
+//!   action asked K times in a row, answers carry `interrupt: true`.
+//! - **coalescing**: identical reviews in flight at once share one reviewer call.
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::OnceCell;
+
+use crate::config::BreakerConfig;
+use crate::reviewer::{ReviewOutput, ReviewerError, UserAuthorization};
+use crate::verdict::{Decision, RiskLevel};
+
+/// Sessions kept at most; the least recently seen are dropped beyond it.
+const MAX_SESSIONS: usize = 10_000;
+/// Remembered approvals per session, at most.
+const MAX_MEMORY_PER_SESSION: usize = 1_000;
+
+/// A remembered reviewer approval.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remembered {
+    /// The review that approved it.
+    pub review_id: String,
+    /// The reviewer's risk level then.
+    pub risk_level: RiskLevel,
+    /// The reviewer's reading of the user's authorisation then.
+    pub user_authorization: UserAuthorization,
+    /// The reviewer's rationale then.
+    pub rationale: String,
+    expires: Instant,
+}
+
+#[derive(Debug, Default)]
+struct SessionState {
+    memory: HashMap<String, Remembered>,
+    recent: VecDeque<Decision>,
+    consecutive_denials: usize,
+    last_action: Option<String>,
+    repeats: usize,
+    last_seen: Option<Instant>,
+}
+
+/// All sessions' state.
+pub struct Sessions {
+    sessions: Mutex<HashMap<String, SessionState>>,
+    inflight: Mutex<HashMap<String, Arc<OnceCell<ReviewResult>>>>,
+    breaker: BreakerConfig,
+    ttl: Duration,
+}
+
+/// A review's result, shared by every caller of a coalesced review.
+pub type ReviewResult = Result<ReviewOutput, ReviewerError>;
+
+impl Sessions {
+    /// Empty state with these thresholds; `ttl` zero disables memory.
+    pub fn new(breaker: BreakerConfig, ttl: Duration) -> Sessions {
+        Sessions {
+            sessions: Mutex::new(HashMap::new()),
+            inflight: Mutex::new(HashMap::new()),
+            breaker,
+            ttl,
+        }
+    }
+
+    fn with<T>(&self, session: &str, f: impl FnOnce(&mut SessionState) -> T) -> T {
+        let mut map = self
+            .sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if map.len() >= MAX_SESSIONS && !map.contains_key(session) {
+            // Drop the least recently seen tenth.
+            let mut by_age: Vec<(String, Option<Instant>)> =
+                map.iter().map(|(k, v)| (k.clone(), v.last_seen)).collect();
+            by_age.sort_by_key(|(_, t)| *t);
+            for (k, _) in by_age.into_iter().take(MAX_SESSIONS / 10) {
+                map.remove(&k);
+            }
+        }
+        let state = map.entry(session.to_string()).or_default();
+        state.last_seen = Some(Instant::now());
+        f(state)
+    }
+
+    /// Whether memory is on.
+    pub fn memory_enabled(&self) -> bool {
+        !self.ttl.is_zero()
+    }
+
+    /// A remembered approval for `key` in `session`, if one is still valid.
+    pub fn recall(&self, session: &str, key: &str) -> Option<Remembered> {
+        if !self.memory_enabled() {
+            return None;
+        }
+        self.with(session, |s| match s.memory.get(key) {
+            Some(r) if r.expires > Instant::now() => Some(r.clone()),
+            Some(_) => {
+                s.memory.remove(key);
+                None
+            }
+            None => None,
+        })
+    }
+
+    /// Remembers a reviewer approval; high and critical risk are never remembered.
+    pub fn remember(
+        &self,
+        session: &str,
+        key: &str,
+        review_id: &str,
+        risk_level: RiskLevel,
+        user_authorization: UserAuthorization,
+        rationale: &str,
+    ) {
+        if !self.memory_enabled() || matches!(risk_level, RiskLevel::High | RiskLevel::Critical) {
+            return;
+        }
+        let expires = Instant::now() + self.ttl;
+        self.with(session, |s| {
+            if s.memory.len() >= MAX_MEMORY_PER_SESSION {
+                let now = Instant::now();
+                s.memory.retain(|_, r| r.expires > now);
+                if s.memory.len() >= MAX_MEMORY_PER_SESSION {
+                    return;
+                }
+            }
+            s.memory.insert(
+                key.to_string(),
+                Remembered {
+                    review_id: review_id.to_string(),
+                    risk_level,
+                    user_authorization,
+                    rationale: rationale.to_string(),
+                    expires,
+                },
+            );
+        });
+    }
+
+    /// Records a decision; returns why the agent must stop, when a threshold is reached.
+    pub fn record(&self, session: &str, action_key: &str, decision: Decision) -> Option<String> {
+        let b = &self.breaker;
+        self.with(session, |s| {
+            if s.last_action.as_deref() == Some(action_key) {
+                s.repeats += 1;
+            } else {
+                s.last_action = Some(action_key.to_string());
+                s.repeats = 1;
+            }
+            s.recent.push_back(decision);
+            while s.recent.len() > b.window {
+                s.recent.pop_front();
+            }
+            if decision == Decision::Deny {
+                s.consecutive_denials += 1;
+            } else {
+                s.consecutive_denials = 0;
+            }
+            let window_denials = s.recent.iter().filter(|d| **d == Decision::Deny).count();
+            if b.consecutive_denials > 0 && s.consecutive_denials >= b.consecutive_denials {
+                Some(format!("{} denials in a row", s.consecutive_denials))
+            } else if b.window_denials > 0 && window_denials >= b.window_denials {
+                Some(format!(
+                    "{window_denials} denials among the last {} decisions",
+                    s.recent.len()
+                ))
+            } else if b.repeats > 0 && s.repeats >= b.repeats {
+                Some(format!(
+                    "the same action was asked {} times in a row",
+                    s.repeats
+                ))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// Runs `review` once for all concurrent callers with the same `key`; every caller gets a
+    /// clone of the one result.
+    pub async fn coalesce<F, Fut>(&self, key: &str, review: F) -> ReviewResult
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = ReviewResult>,
+    {
+        let cell = {
+            let mut map = self
+                .inflight
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            Arc::clone(
+                map.entry(key.to_string())
+                    .or_insert_with(|| Arc::new(OnceCell::new())),
+            )
+        };
+        let result = cell.get_or_init(review).await.clone();
+        let mut map = self
+            .inflight
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if map.get(key).is_some_and(|c| Arc::ptr_eq(c, &cell)) {
+            map.remove(key);
+        }
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sessions() -> Sessions {
+        Sessions::new(BreakerConfig::default(), Duration::from_secs(60))
+    }
+
+    #[test]
+    fn breaker_thresholds() {
+        let s = sessions();
+        assert!(s.record("a", "x1", Decision::Deny).is_none());
+        assert!(s.record("a", "x2", Decision::Deny).is_none());
+        assert!(
+            s.record("a", "x3", Decision::Deny)
+                .is_some_and(|w| w.contains("3 denials in a row"))
+        );
+        assert!(
+            s.record("b", "y", Decision::Allow).is_none(),
+            "sessions are separate"
+        );
+        assert!(s.record("b", "y", Decision::Allow).is_none());
+        assert!(
+            s.record("b", "y", Decision::Allow)
+                .is_some_and(|w| w.contains("same action"))
+        );
+        let c = sessions();
+        for i in 0..20 {
+            let d = if i % 2 == 0 {
+                Decision::Deny
+            } else {
+                Decision::Allow
+            };
+            let r = c.record("c", &format!("k{i}"), d);
+            assert_eq!(r.is_some(), i >= 18, "at {i}: {r:?}");
+        }
+    }
+
+    #[test]
+    fn memory_is_per_session_and_skips_high_risk() {
+        let s = sessions();
+        s.remember(
+            "a",
+            "k",
+            "rev_1",
+            RiskLevel::Low,
+            UserAuthorization::High,
+            "fine",
+        );
+        assert!(s.recall("a", "k").is_some());
+        assert!(s.recall("b", "k").is_none());
+        s.remember(
+            "a",
+            "h",
+            "rev_2",
+            RiskLevel::High,
+            UserAuthorization::High,
+            "risky",
+        );
+        assert!(s.recall("a", "h").is_none());
+        let off = Sessions::new(BreakerConfig::default(), Duration::ZERO);
+        off.remember(
+            "a",
+            "k",
+            "rev_1",
+            RiskLevel::Low,
+            UserAuthorization::High,
+            "fine",
+        );
+        assert!(off.recall("a", "k").is_none());
+    }
+}

@@ -1,0 +1,249 @@
+//! The reviewer path against a fake OpenAI-compatible server: retries and backoff, sandbox
+//! escalations, strict mode, session memory, coalescing, and the circuit breaker.
+
+mod common;
+
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use common::*;
+use serde_json::json;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+async fn server_with(responses: Vec<(ResponseTemplate, Option<u64>)>) -> MockServer {
+    let server = MockServer::start().await;
+    for (r, times) in responses {
+        let m = Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(r);
+        let m = match times {
+            Some(n) => m.up_to_n_times(n),
+            None => m,
+        };
+        m.mount(&server).await;
+    }
+    server
+}
+
+async fn calls(server: &MockServer) -> usize {
+    server.received_requests().await.map_or(0, |r| r.len())
+}
+
+fn ok(risk: &str, auth: &str, outcome: &str) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(completion(&verdict(risk, auth, outcome)))
+}
+
+fn with_session(mut body: serde_json::Value, id: &str) -> serde_json::Value {
+    body["session"]["id"] = json!(id);
+    body
+}
+
+#[tokio::test]
+async fn transient_failures_are_retried_then_succeed() {
+    let llm = server_with(vec![
+        (ResponseTemplate::new(503), Some(1)),
+        (
+            ResponseTemplate::new(200).set_body_json(completion("not a verdict")),
+            Some(1),
+        ),
+        (ok("low", "high", "allow"), None),
+    ])
+    .await;
+    let h = Harness::new(&openai_reviewer(&llm.uri(), 10_000));
+    let (status, body) = h.review(shell("cargo run")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["decision"], "allow", "{body}");
+    assert_eq!(body["decided_by"], "reviewer");
+    assert_eq!(calls(&llm).await, 3);
+    assert_eq!(
+        h.audit_of(body["id"].as_str().unwrap_or_default())["attempts"],
+        3
+    );
+}
+
+#[tokio::test]
+async fn rate_limit_honours_retry_after() {
+    let llm = server_with(vec![
+        (
+            ResponseTemplate::new(429).insert_header("Retry-After", "1"),
+            Some(1),
+        ),
+        (ok("low", "high", "allow"), None),
+    ])
+    .await;
+    let h = Harness::new(&openai_reviewer(&llm.uri(), 10_000));
+    let (_, body) = h.review(shell("cargo run")).await;
+    assert_eq!(body["decision"], "allow");
+    let reqs = llm.received_requests().await.unwrap_or_default();
+    assert_eq!(reqs.len(), 2);
+}
+
+#[tokio::test]
+async fn attempts_are_bounded_and_non_transient_errors_are_not_retried() {
+    let llm = server_with(vec![(ResponseTemplate::new(500), None)]).await;
+    let h = Harness::new(&openai_reviewer(&llm.uri(), 10_000));
+    let (_, body) = h.review(shell("cargo run")).await;
+    assert_eq!(body["decided_by"], "fallback");
+    assert_eq!(calls(&llm).await, 3, "max_attempts defaults to 3");
+    let llm = server_with(vec![(ResponseTemplate::new(400), None)]).await;
+    let h = Harness::new(&openai_reviewer(&llm.uri(), 10_000));
+    let (_, body) = h.review(shell("cargo run")).await;
+    assert_eq!(body["decided_by"], "fallback");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("HTTP 400")
+    );
+    assert_eq!(calls(&llm).await, 1);
+}
+
+#[tokio::test]
+async fn sandbox_denied_retry_gets_a_fresh_review_even_when_a_rule_allows() {
+    let llm = server_with(vec![(ok("medium", "high", "allow"), None)]).await;
+    let h = Harness::new(&openai_reviewer(&llm.uri(), 10_000));
+    let mut body = shell("git status");
+    body["retry"] = json!({"sandbox_denied": true, "output": "fatal: Unable to create '/work/repo/.git/index.lock': Read-only file system", "previous_review_id": "rev_x"});
+    let (_, resp) = h.review(body.clone()).await;
+    assert_eq!(resp["decided_by"], "reviewer", "{resp}");
+    let reqs = llm.received_requests().await.unwrap_or_default();
+    assert_eq!(reqs.len(), 1);
+    let sent: serde_json::Value = serde_json::from_slice(&reqs[0].body).expect("json");
+    let user = sent["messages"][1]["content"].as_str().unwrap_or_default();
+    assert!(user.contains("WITHOUT the sandbox"), "{user}");
+    assert!(
+        user.contains("=== BEGIN UNTRUSTED RETRY OUTPUT ===")
+            && user.contains("Read-only file system")
+    );
+    // Never from memory: the same retry again is reviewed again.
+    let (_, resp) = h.review(body).await;
+    assert_eq!(resp["decided_by"], "reviewer");
+    assert_eq!(calls(&llm).await, 2);
+    // Deny rules are checked first.
+    let mut denied = shell("git push origin main");
+    denied["retry"] = json!({"sandbox_denied": true});
+    let (_, resp) = h.review(denied).await;
+    assert_eq!(resp["decided_by"], "rule");
+    assert_eq!(calls(&llm).await, 2);
+    // A retry that was not a sandbox denial is refused.
+    let mut not_sandbox = shell("cargo test");
+    not_sandbox["retry"] = json!({"sandbox_denied": false, "output": "test failed"});
+    let (_, resp) = h.review(not_sandbox).await;
+    assert_eq!(resp["decision"], "deny");
+    assert!(
+        resp["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("only sandbox denials may escalate")
+    );
+    assert_eq!(calls(&llm).await, 2);
+}
+
+#[tokio::test]
+async fn strict_mode_reviews_rule_allowed_actions_and_skips_memory() {
+    let llm = server_with(vec![(ok("low", "high", "allow"), None)]).await;
+    let h = Harness::new(&openai_reviewer(&llm.uri(), 10_000));
+    let mut body = shell("git status");
+    body["strict"] = json!(true);
+    let (_, resp) = h.review(body.clone()).await;
+    assert_eq!(resp["decided_by"], "reviewer");
+    let (_, resp) = h.review(body).await;
+    assert_eq!(
+        resp["decided_by"], "reviewer",
+        "strict mode never uses session memory"
+    );
+    assert_eq!(calls(&llm).await, 2);
+    let mut denied = shell("git push origin main");
+    denied["strict"] = json!(true);
+    let (_, resp) = h.review(denied).await;
+    assert_eq!(resp["decided_by"], "rule");
+    assert_eq!(calls(&llm).await, 2);
+}
+
+#[tokio::test]
+async fn session_memory_hits_misses_and_never_remembers_high_risk() {
+    let llm = server_with(vec![(ok("low", "high", "allow"), None)]).await;
+    let h = Harness::new(&openai_reviewer(&llm.uri(), 10_000));
+    let (_, first) = h.review(shell("cargo run")).await;
+    assert_eq!(first["decided_by"], "reviewer");
+    let (_, second) = h.review(shell("cargo run")).await;
+    assert_eq!(second["decided_by"], "session", "{second}");
+    assert_eq!(second["decision"], "allow");
+    assert_eq!(calls(&llm).await, 1);
+    // Another session, another review.
+    let (_, other) = h.review(with_session(shell("cargo run"), "s-2")).await;
+    assert_eq!(other["decided_by"], "reviewer");
+    // Another cwd is another action.
+    let mut moved = shell("cargo run");
+    moved["action"]["cwd"] = json!("/work/other");
+    let (_, resp) = h.review(moved).await;
+    assert_eq!(resp["decided_by"], "reviewer");
+    assert_eq!(calls(&llm).await, 3);
+
+    let llm = server_with(vec![(ok("high", "high", "allow"), None)]).await;
+    let h = Harness::new(&openai_reviewer(&llm.uri(), 10_000));
+    let (_, a) = h.review(shell("terraform apply")).await;
+    assert_eq!(a["decision"], "allow");
+    let (_, b) = h.review(shell("terraform apply")).await;
+    assert_eq!(b["decided_by"], "reviewer", "high risk is never remembered");
+    assert_eq!(calls(&llm).await, 2);
+}
+
+#[tokio::test]
+async fn identical_concurrent_requests_share_one_review() {
+    let llm = server_with(vec![(
+        ok("low", "high", "allow").set_delay(Duration::from_millis(400)),
+        None,
+    )])
+    .await;
+    let h = Harness::new(&openai_reviewer(&llm.uri(), 10_000));
+    let mut tasks = Vec::new();
+    for _ in 0..5 {
+        let g = h.guardian.clone();
+        let req = guardian::ReviewRequest::from_json(
+            shell("npm run deploy:staging").to_string().as_bytes(),
+        )
+        .expect("valid");
+        tasks.push(tokio::spawn(async move { g.review(req, "test").await }));
+    }
+    for t in tasks {
+        let resp = t.await.expect("task");
+        assert_eq!(resp.decision, guardian::Decision::Allow);
+    }
+    assert_eq!(
+        calls(&llm).await,
+        1,
+        "five identical concurrent requests, one upstream call"
+    );
+}
+
+#[tokio::test]
+async fn breaker_interrupts_after_three_denials_and_on_a_doom_loop() {
+    let h = Harness::new("[reviewer]\nbackend = \"none\"\n");
+    let (_, a) = h.review(shell("git push origin a")).await;
+    let (_, b) = h.review(shell("git push origin b")).await;
+    assert_eq!(a["interrupt"], false);
+    assert_eq!(b["interrupt"], false);
+    let (_, c) = h.review(shell("git push origin c")).await;
+    assert_eq!(c["interrupt"], true, "{c}");
+    assert!(
+        c["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("report to your user")
+    );
+    let rec = h.audit_of(c["id"].as_str().unwrap_or_default());
+    assert!(
+        rec["interrupt"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("3 denials in a row")
+    );
+    // The same allowed action three times in a row is a loop too.
+    for i in 0..3 {
+        let (_, r) = h.review(with_session(shell("git status"), "loop")).await;
+        assert_eq!(r["decision"], "allow");
+        assert_eq!(r["interrupt"], i == 2, "call {i}: {r}");
+    }
+}
