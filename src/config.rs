@@ -36,6 +36,9 @@ pub struct Config {
     /// `[breaker]`: when to tell an agent to stop and report to its user.
     #[serde(default)]
     pub breaker: BreakerConfig,
+    /// `[limits]`: request and reviewer quotas.
+    #[serde(default)]
+    pub limits: LimitsConfig,
     /// The name rule sources are given under (the config's path as the user gave it).
     #[serde(skip)]
     pub source_name: String,
@@ -159,6 +162,8 @@ pub struct RuleTable {
 pub enum BackendKind {
     /// An OpenAI-compatible `/chat/completions` endpoint.
     Openai,
+    /// The Anthropic Messages API (`/messages`, a forced tool call).
+    Anthropic,
     /// No reviewer: every action that needs review is denied.
     None,
 }
@@ -199,6 +204,41 @@ fn default_max_attempts() -> u32 {
 }
 fn default_memory_ttl_s() -> u64 {
     600
+}
+
+/// `[limits]`: quotas; beyond them the answer is a fast deny by `fallback` ("rate limited").
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsConfig {
+    /// Review requests per minute per client (0: unlimited).
+    #[serde(default = "default_client_rpm")]
+    pub requests_per_minute_per_client: u32,
+    /// Reviewer calls per minute, all clients together (0: unlimited).
+    #[serde(default = "default_reviewer_rpm")]
+    pub reviewer_calls_per_minute: u32,
+    /// Reviewer calls in flight at once; more wait, within the review deadline.
+    #[serde(default = "default_reviewer_concurrency")]
+    pub reviewer_concurrency: usize,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        LimitsConfig {
+            requests_per_minute_per_client: default_client_rpm(),
+            reviewer_calls_per_minute: default_reviewer_rpm(),
+            reviewer_concurrency: default_reviewer_concurrency(),
+        }
+    }
+}
+
+fn default_client_rpm() -> u32 {
+    1200
+}
+fn default_reviewer_rpm() -> u32 {
+    240
+}
+fn default_reviewer_concurrency() -> usize {
+    4
 }
 
 /// `[breaker]`: per-session thresholds after which answers carry `"interrupt": true`.
@@ -405,6 +445,9 @@ impl Config {
         if self.policy.default == Effect::Allow {
             return Err(invalid("policy.default", "must be \"ask\" or \"deny\""));
         }
+        if self.limits.reviewer_concurrency == 0 {
+            return Err(invalid("limits.reviewer_concurrency", "must be at least 1"));
+        }
         if self.reviewer.max_attempts == 0 {
             return Err(invalid("reviewer.max_attempts", "must be at least 1"));
         }
@@ -417,7 +460,7 @@ impl Config {
         if self.reviewer.timeout_ms == 0 {
             return Err(invalid("reviewer.timeout_ms", "must be greater than 0"));
         }
-        if self.reviewer.backend == BackendKind::Openai {
+        if self.reviewer.backend != BackendKind::None {
             match url::Url::parse(&self.reviewer.base_url) {
                 Ok(u) if matches!(u.scheme(), "http" | "https") => {}
                 _ => {

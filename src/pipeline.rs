@@ -56,6 +56,9 @@ pub struct Guardian {
     sessions: Sessions,
     /// Hash of the policy and prompt version: remembered approvals do not outlive a change.
     fingerprint: String,
+    client_limiter: Option<governor::DefaultKeyedRateLimiter<String>>,
+    reviewer_limiter: Option<governor::DefaultDirectRateLimiter>,
+    reviewer_permits: Arc<tokio::sync::Semaphore>,
 }
 
 /// Deadline for parsing one shell command line (brush-parser has pathological inputs).
@@ -115,23 +118,38 @@ impl Guardian {
     pub fn from_config(config: Config) -> Result<Guardian, SetupError> {
         let reviewer: Arc<dyn Reviewer> = match config.reviewer.backend {
             BackendKind::None => Arc::new(NoReviewer),
-            BackendKind::Openai => {
+            BackendKind::Openai | BackendKind::Anthropic => {
                 let api_key = config
                     .reviewer
                     .api_key_env
                     .as_deref()
                     .and_then(|name| std::env::var(name).ok())
                     .filter(|k| !k.is_empty());
-                Arc::new(
-                    OpenAiReviewer::new(
-                        &config.reviewer.base_url,
-                        &config.reviewer.model,
-                        api_key,
-                        Duration::from_millis(config.reviewer.timeout_ms),
-                        config.reviewer.max_output_tokens,
+                let r = &config.reviewer;
+                let timeout = Duration::from_millis(r.timeout_ms);
+                if r.backend == BackendKind::Openai {
+                    Arc::new(
+                        OpenAiReviewer::new(
+                            &r.base_url,
+                            &r.model,
+                            api_key,
+                            timeout,
+                            r.max_output_tokens,
+                        )
+                        .map_err(SetupError::Reviewer)?,
                     )
-                    .map_err(SetupError::Reviewer)?,
-                )
+                } else {
+                    Arc::new(
+                        crate::reviewer::anthropic::AnthropicReviewer::new(
+                            &r.base_url,
+                            &r.model,
+                            api_key,
+                            timeout,
+                            r.max_output_tokens,
+                        )
+                        .map_err(SetupError::Reviewer)?,
+                    )
+                }
             }
         };
         Guardian::with_reviewer(config, reviewer)
@@ -167,7 +185,18 @@ impl Guardian {
             );
             hex::encode(&d[..12])
         };
+        let per_minute = |n: u32| std::num::NonZeroU32::new(n).map(governor::Quota::per_minute);
+        let client_limiter = per_minute(config.limits.requests_per_minute_per_client)
+            .map(governor::RateLimiter::keyed);
+        let reviewer_limiter =
+            per_minute(config.limits.reviewer_calls_per_minute).map(governor::RateLimiter::direct);
+        let reviewer_permits = Arc::new(tokio::sync::Semaphore::new(
+            config.limits.reviewer_concurrency,
+        ));
         Ok(Guardian {
+            client_limiter,
+            reviewer_limiter,
+            reviewer_permits,
             review_timeout: Duration::from_millis(config.reviewer.timeout_ms),
             config,
             policy,
@@ -220,7 +249,24 @@ impl Guardian {
             me.decide(&req_for_task, &session_for_task, &id_for_task)
                 .await
         };
-        let mut outcome = match tokio::spawn(task).await {
+        let over_quota = self
+            .client_limiter
+            .as_ref()
+            .is_some_and(|l| l.check_key(&client.to_string()).is_err());
+        let decided = if over_quota {
+            Ok(Outcome::fallback(
+                format!("client {client} is over its quota of review requests"),
+                format!(
+                    "denied: rate limited: this client sent more than {} review requests per minute. Wait before trying again.",
+                    self.config.limits.requests_per_minute_per_client
+                ),
+                "rate_limited",
+                String::new(),
+            ))
+        } else {
+            tokio::spawn(task).await
+        };
+        let mut outcome = match decided {
             Ok(o) => o,
             Err(e) => {
                 tracing::error!(review_id = %id, error = %e, "review task failed");
@@ -424,6 +470,22 @@ impl Guardian {
         coalesce: bool,
     ) -> Outcome {
         let why = eval.reason.as_str();
+        if self.reviewer.backend() != "none"
+            && self
+                .reviewer_limiter
+                .as_ref()
+                .is_some_and(|l| l.check().is_err())
+        {
+            return Outcome::fallback(
+                "the reviewer call quota is exhausted".into(),
+                format!(
+                    "denied: rate limited: guardian's quota of {} reviewer calls per minute is used up, so this action could not be reviewed. This is not a judgment that the action is risky; retry later.",
+                    self.config.limits.reviewer_calls_per_minute
+                ),
+                "rate_limited",
+                cwd,
+            );
+        }
         let prompt = prompt::render(req, ctx, why, &eval.facts);
         let attempts = std::sync::atomic::AtomicU32::new(0);
         let call = || async {
@@ -512,6 +574,11 @@ impl Guardian {
         loop {
             attempt += 1;
             attempts.store(attempt, std::sync::atomic::Ordering::Relaxed);
+            // Bounded concurrency: waiting for a slot counts against the review deadline.
+            let _permit =
+                self.reviewer_permits.acquire().await.map_err(|_| {
+                    ReviewerError::Unreachable("the reviewer pool is closed".into())
+                })?;
             match self.reviewer.review(prompt).await {
                 Ok(out) => return Ok(out),
                 Err(e) if attempt < max && e.is_transient() => {

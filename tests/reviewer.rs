@@ -247,3 +247,123 @@ async fn breaker_interrupts_after_three_denials_and_on_a_doom_loop() {
         assert_eq!(r["interrupt"], i == 2, "call {i}: {r}");
     }
 }
+
+#[tokio::test]
+async fn rate_limits_deny_fast_and_say_so() {
+    let llm = server_with(vec![(ok("low", "high", "allow"), None)]).await;
+    let section = format!(
+        "{}\n[limits]\nrequests_per_minute_per_client = 3\nreviewer_calls_per_minute = 1\n",
+        openai_reviewer(&llm.uri(), 10_000)
+    );
+    let h = Harness::new(&section);
+    let (_, a) = h.review(with_session(shell("make deploy-a"), "r1")).await;
+    assert_eq!(a["decided_by"], "reviewer");
+    // The reviewer quota (1 a minute) is used up: the next ask is denied without a call.
+    let (_, b) = h.review(with_session(shell("make deploy-b"), "r2")).await;
+    assert_eq!(b["decided_by"], "fallback");
+    assert!(
+        b["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("rate limited"),
+        "{b}"
+    );
+    assert_eq!(calls(&llm).await, 1);
+    // Rule decisions are not reviewer calls...
+    let (_, c) = h.review(with_session(shell("git status"), "r3")).await;
+    assert_eq!(c["decision"], "allow");
+    // ...but every request counts against the client's quota (3 a minute).
+    let (_, d) = h.review(with_session(shell("git status"), "r4")).await;
+    assert_eq!(d["decided_by"], "fallback");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("rate limited")
+    );
+    assert_eq!(
+        h.audit_of(d["id"].as_str().unwrap_or_default())["error"],
+        "rate_limited"
+    );
+}
+
+#[tokio::test]
+async fn anthropic_backend_forces_the_verdict_tool() {
+    let server = MockServer::start().await;
+    let reply = json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+        "content": [
+            {"type": "text", "text": "Let me record my verdict."},
+            {"type": "tool_use", "id": "toolu_1", "name": "verdict",
+             "input": {"rationale": "routine build", "risk_level": "low", "user_authorization": "high", "outcome": "allow"}}
+        ],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 812, "output_tokens": 40}
+    });
+    Mock::given(method("POST"))
+        .and(path("/v1/messages"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(reply))
+        .mount(&server)
+        .await;
+    // Any variable that is set will do as the key's source; HOME always is.
+    let section = format!(
+        "[reviewer]\nbackend = \"anthropic\"\nbase_url = \"{}/v1\"\nmodel = \"claude-test\"\napi_key_env = \"HOME\"\ntimeout_ms = 10000\n",
+        server.uri()
+    );
+    let h = Harness::new(&section);
+    let (_, body) = h.review(shell("cargo run")).await;
+    assert_eq!(body["decision"], "allow", "{body}");
+    assert_eq!(body["decided_by"], "reviewer");
+    let reqs = server.received_requests().await.unwrap_or_default();
+    assert_eq!(reqs.len(), 1);
+    let r = &reqs[0];
+    assert_eq!(
+        r.headers
+            .get("anthropic-version")
+            .and_then(|v| v.to_str().ok()),
+        Some("2023-06-01")
+    );
+    assert_eq!(
+        r.headers
+            .get("x-api-key")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string),
+        std::env::var("HOME").ok()
+    );
+    let sent: serde_json::Value = serde_json::from_slice(&r.body).expect("json");
+    assert_eq!(
+        sent["tool_choice"],
+        json!({"type": "tool", "name": "verdict"})
+    );
+    assert_eq!(sent["tools"][0]["input_schema"]["required"][0], "rationale");
+    let rec = h.audit_of(body["id"].as_str().unwrap_or_default());
+    assert_eq!(rec["reviewer_backend"], "anthropic");
+    assert_eq!(rec["tokens"]["prompt_tokens"], 812);
+}
+
+#[tokio::test]
+async fn anthropic_reply_without_the_tool_call_is_a_fallback_deny() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/messages"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"content": [{"type": "text", "text": "allow"}]})),
+        )
+        .mount(&server)
+        .await;
+    let section = format!(
+        "[reviewer]\nbackend = \"anthropic\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n",
+        server.uri()
+    );
+    let h = Harness::new(&section);
+    let (_, body) = h.review(shell("cargo run")).await;
+    assert_eq!(body["decided_by"], "fallback");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("not valid JSON"),
+        "{body}"
+    );
+}

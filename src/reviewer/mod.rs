@@ -5,6 +5,7 @@
 //! ([`Verdict::decision`]), and the ways a review can fail ([`ReviewerError`]). A failure is never
 //! a decision: the pipeline turns it into a deny by `fallback` that names the cause.
 
+pub mod anthropic;
 pub mod openai;
 pub mod prompt;
 

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use super::{Prompt, ReviewOutput, Reviewer, ReviewerError, Usage, parse_verdict, verdict_schema};
 
 /// Largest reply body read from the backend; anything larger is treated as invalid.
-const MAX_REPLY_BYTES: usize = 1024 * 1024;
+pub const MAX_REPLY_BYTES: usize = 1024 * 1024;
 
 /// A reviewer behind an OpenAI-compatible chat completions API.
 #[derive(Debug, Clone)]
@@ -25,6 +25,69 @@ pub struct OpenAiReviewer {
     timeout: Duration,
 }
 
+/// An HTTP client for reviewer calls: rustls with the ring provider, the given timeout.
+pub fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
+    // reqwest is built without a default crypto provider; use ring (small, fast to build).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(timeout.min(Duration::from_secs(10)))
+        .build()
+        .map_err(|e| format!("cannot build HTTP client: {e}"))
+}
+
+/// Sends a request and reads a 2xx body of at most [`MAX_REPLY_BYTES`]; every failure becomes
+/// a [`ReviewerError`] (with the server's `Retry-After` on 429/503).
+pub async fn send_and_read(
+    req: reqwest::RequestBuilder,
+    url: &str,
+    timeout: Duration,
+) -> Result<Vec<u8>, ReviewerError> {
+    let mut resp = req
+        .send()
+        .await
+        .map_err(|e| transport_error(&e, url, timeout))?;
+    let status = resp.status();
+    if !status.is_success() {
+        let retry_after = resp
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(|secs| Duration::from_secs(secs.min(60)));
+        return Err(ReviewerError::Status {
+            status: status.as_u16(),
+            retry_after,
+        });
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = resp
+        .chunk()
+        .await
+        .map_err(|e| transport_error(&e, url, timeout))?
+    {
+        if body.len() + chunk.len() > MAX_REPLY_BYTES {
+            return Err(ReviewerError::InvalidJson(format!(
+                "reply larger than {MAX_REPLY_BYTES} bytes"
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+fn transport_error(e: &reqwest::Error, url: &str, timeout: Duration) -> ReviewerError {
+    if e.is_timeout() {
+        return ReviewerError::Timeout(timeout);
+    }
+    // Name the root cause ("Connection refused") rather than reqwest's generic wrapper.
+    let mut cause: &dyn std::error::Error = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    ReviewerError::Unreachable(format!("{url} ({cause})"))
+}
+
 impl OpenAiReviewer {
     /// A client for `base_url` (e.g. `http://127.0.0.1:8089/v1`).
     pub fn new(
@@ -34,15 +97,8 @@ impl OpenAiReviewer {
         timeout: Duration,
         max_output_tokens: u32,
     ) -> Result<Self, String> {
-        // reqwest is built without a default crypto provider; use ring (small, fast to build).
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(timeout.min(Duration::from_secs(10)))
-            .build()
-            .map_err(|e| format!("cannot build HTTP client: {e}"))?;
         Ok(OpenAiReviewer {
-            client,
+            client: http_client(timeout)?,
             url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
             model: model.to_string(),
             api_key,
@@ -73,29 +129,7 @@ impl OpenAiReviewer {
         if let Some(key) = &self.api_key {
             req = req.bearer_auth(key);
         }
-        let mut resp = req.send().await.map_err(|e| self.transport_error(&e))?;
-        let status = resp.status();
-        if !status.is_success() {
-            let retry_after = resp
-                .headers()
-                .get(reqwest::header::RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse::<u64>().ok())
-                .map(|secs| Duration::from_secs(secs.min(60)));
-            return Err(ReviewerError::Status {
-                status: status.as_u16(),
-                retry_after,
-            });
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(|e| self.transport_error(&e))? {
-            if body.len() + chunk.len() > MAX_REPLY_BYTES {
-                return Err(ReviewerError::InvalidJson(format!(
-                    "reply larger than {MAX_REPLY_BYTES} bytes"
-                )));
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let body = send_and_read(req, &self.url, self.timeout).await?;
         let parsed: ChatResponse =
             serde_json::from_slice(&body).map_err(|e| ReviewerError::InvalidJson(e.to_string()))?;
         let content = parsed
@@ -115,18 +149,6 @@ impl OpenAiReviewer {
                 completion_tokens: usage.completion_tokens,
             },
         })
-    }
-
-    fn transport_error(&self, e: &reqwest::Error) -> ReviewerError {
-        if e.is_timeout() {
-            return ReviewerError::Timeout(self.timeout);
-        }
-        // Name the root cause ("Connection refused") rather than reqwest's generic wrapper.
-        let mut cause: &dyn std::error::Error = e;
-        while let Some(next) = cause.source() {
-            cause = next;
-        }
-        ReviewerError::Unreachable(format!("{} ({cause})", self.url))
     }
 }
 
