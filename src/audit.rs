@@ -73,8 +73,10 @@ pub struct AuditRecord {
     pub latency_ms: u64,
     /// Tokens the reviewer used.
     pub tokens: Usage,
-    /// Reviewer calls made (retries included); 0 when the reviewer was not asked.
+    /// Reviewer calls made (retries and stages included); 0 when the reviewer was not asked.
     pub attempts: u32,
+    /// The review stages that ran: `first_pass`, `full`.
+    pub stages: Vec<&'static str>,
     /// Why the agent was told to stop, when the session's circuit breaker tripped.
     pub interrupt: Option<String>,
 }

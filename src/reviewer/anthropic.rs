@@ -91,6 +91,7 @@ impl AnthropicReviewer {
                 prompt_tokens: usage.input_tokens,
                 completion_tokens: usage.output_tokens,
             },
+            stages: Vec::new(),
         })
     }
 }

@@ -6,6 +6,7 @@
 //! a decision: the pipeline turns it into a deny by `fallback` that names the cause.
 
 pub mod anthropic;
+pub mod budget;
 pub mod openai;
 pub mod prompt;
 
@@ -102,6 +103,8 @@ pub struct ReviewOutput {
     pub verdict: Verdict,
     /// Tokens used.
     pub usage: Usage,
+    /// The stages that ran (filled in by the pipeline; backends leave it empty).
+    pub stages: Vec<&'static str>,
 }
 
 /// Why a review produced no verdict.

@@ -148,6 +148,7 @@ impl OpenAiReviewer {
                 prompt_tokens: usage.prompt_tokens,
                 completion_tokens: usage.completion_tokens,
             },
+            stages: Vec::new(),
         })
     }
 }
