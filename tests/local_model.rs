@@ -1,0 +1,81 @@
+//! End to end against a REAL local model server (llama.cpp via xllamacpp), not a fake.
+//!
+//! These tests need `scripts/local-model.sh install --small && scripts/local-model.sh serve
+//! --small` (SmolLM2-135M: its judgments are useless, the plumbing is what is tested). `.ci/run`
+//! starts that server and runs them with `--ignored`; a plain `cargo test` lists them as ignored.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_guardian");
+
+fn model_url() -> String {
+    std::env::var("GUARDIAN_LOCAL_MODEL_URL").unwrap_or_else(|_| "http://127.0.0.1:8089/v1".into())
+}
+
+#[tokio::test]
+#[ignore = "needs a local model server: scripts/local-model.sh serve --small (CI runs it)"]
+async fn a_real_model_returns_a_schema_valid_verdict_through_the_pipeline() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = dir.path().join("audit.jsonl");
+    let text = format!(
+        "[reviewer]\nbackend = \"openai\"\nbase_url = \"{}\"\nmodel = \"local\"\ntimeout_ms = 240000\n\n[audit]\npath = \"{}\"\n",
+        model_url(),
+        audit.display()
+    );
+    let cfg = guardian::Config::parse(&text, "local.toml").expect("config");
+    let g = std::sync::Arc::new(guardian::Guardian::from_config(cfg).expect("builds"));
+    let req = guardian::ReviewRequest::from_json(
+        br#"{"action":{"kind":"shell","command":"make deploy","cwd":"/work/repo"},"intent":"Deploy the docs site"}"#,
+    )
+    .expect("valid");
+    let resp = g.review(req, "ci").await;
+    // Whatever the tiny model thinks, it must have answered with a schema-valid verdict.
+    assert_eq!(resp.decided_by, guardian::DecidedBy::Reviewer, "{resp:?}");
+    assert!(resp.risk_level.is_some());
+    assert!(!resp.rationale.is_empty());
+    let record: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&audit)
+            .expect("audit")
+            .lines()
+            .last()
+            .expect("a record"),
+    )
+    .expect("json");
+    assert!(
+        record["tokens"]["prompt_tokens"].as_u64().unwrap_or(0) > 100,
+        "{record}"
+    );
+    assert_eq!(record["prompt_version"], "reviewer-v2");
+}
+
+#[test]
+#[ignore = "needs a local model server: scripts/local-model.sh serve --small (CI runs it)"]
+fn serve_without_config_picks_up_the_local_model() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .current_dir(dir.path())
+        .env_remove("GUARDIAN_NO_LOCAL_MODEL")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut picked = false;
+    let mut addr = None;
+    let stderr = child.stderr.take().expect("stderr");
+    for line in BufReader::new(stderr).lines().take(50) {
+        let line = line.expect("line");
+        if line.contains("using the local reviewer model") {
+            picked = true;
+        }
+        if let Some(a) = line.strip_prefix("guardian listening on ") {
+            addr = Some(a.to_string());
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(picked, "guardian serve did not pick up the local model");
+    assert!(addr.is_some());
+}
