@@ -227,6 +227,11 @@ impl Guardian {
         self
     }
 
+    /// The fingerprint of the policy and rendered prompt that remembered approvals are keyed on.
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+
     /// The compiled policy.
     pub fn policy(&self) -> &Policy {
         &self.policy

@@ -445,3 +445,32 @@ async fn tenant_policy_from_config_reaches_the_system_prompt() {
     let rec = h.audit_of(body["id"].as_str().unwrap_or_default());
     assert_eq!(rec["prompt_version"], "reviewer-v2");
 }
+
+#[test]
+fn memory_fingerprint_changes_with_the_policy_and_the_tenant_policy() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fp = |extra: &str, tenant: &str| {
+        let text = config_text(
+            &format!("[reviewer]\nbackend = \"none\"\n{tenant}"),
+            &dir.path().join("a.jsonl"),
+        );
+        let text = text.replace("allow = [", &format!("allow = [{extra}"));
+        let cfg = guardian::Config::parse(&text, "guardian.toml").expect("parses");
+        guardian::Guardian::from_config(cfg)
+            .expect("builds")
+            .fingerprint()
+            .to_string()
+    };
+    let base = fp("", "");
+    assert_eq!(base, fp("", ""), "same policy, same fingerprint");
+    assert_ne!(
+        base,
+        fp("\"Bash(ls)\", ", ""),
+        "a policy change invalidates remembered approvals"
+    );
+    assert_ne!(
+        base,
+        fp("", "tenant_policy = \"x\"\n"),
+        "so does a prompt change"
+    );
+}
