@@ -190,6 +190,10 @@ pub struct ReviewerConfig {
     /// Cap on the verdict's length, in tokens.
     #[serde(default = "default_max_output_tokens")]
     pub max_output_tokens: u32,
+    /// Deadline for one attempt, in milliseconds (default: `timeout_ms`); a timed-out attempt is
+    /// retried while the review's deadline allows.
+    #[serde(default)]
+    pub attempt_timeout_ms: Option<u64>,
     /// Attempts per review on transient failures (connect errors, 429, 5xx, invalid output).
     #[serde(default = "default_max_attempts")]
     pub max_attempts: u32,
@@ -305,6 +309,7 @@ impl Default for ReviewerConfig {
             api_key_env: None,
             timeout_ms: default_timeout_ms(),
             max_output_tokens: default_max_output_tokens(),
+            attempt_timeout_ms: None,
             max_attempts: default_max_attempts(),
             memory_ttl_s: default_memory_ttl_s(),
             tenant_policy: None,
@@ -469,6 +474,12 @@ impl Config {
             return Err(invalid(
                 "reviewer.tenant_policy",
                 "give tenant_policy or tenant_policy_file, not both",
+            ));
+        }
+        if self.reviewer.attempt_timeout_ms == Some(0) {
+            return Err(invalid(
+                "reviewer.attempt_timeout_ms",
+                "must be greater than 0",
             ));
         }
         if self.reviewer.max_attempts == 0 {

@@ -132,7 +132,11 @@ impl Guardian {
                     .and_then(|name| std::env::var(name).ok())
                     .filter(|k| !k.is_empty());
                 let r = &config.reviewer;
-                let timeout = Duration::from_millis(r.timeout_ms);
+                let timeout = Duration::from_millis(
+                    r.attempt_timeout_ms
+                        .unwrap_or(r.timeout_ms)
+                        .min(r.timeout_ms),
+                );
                 if r.backend == BackendKind::Openai {
                     Arc::new(
                         OpenAiReviewer::new(

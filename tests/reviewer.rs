@@ -474,3 +474,23 @@ fn memory_fingerprint_changes_with_the_policy_and_the_tenant_policy() {
         "so does a prompt change"
     );
 }
+
+#[tokio::test]
+async fn a_timed_out_attempt_is_retried_within_the_review_deadline() {
+    let llm = server_with(vec![
+        (
+            ok("low", "high", "allow").set_delay(Duration::from_secs(3)),
+            Some(1),
+        ),
+        (ok("low", "high", "allow"), None),
+    ])
+    .await;
+    let section = format!(
+        "{}attempt_timeout_ms = 300\n",
+        openai_reviewer(&llm.uri(), 10_000)
+    );
+    let h = Harness::new(&section);
+    let (_, body) = h.review(shell("cargo run")).await;
+    assert_eq!(body["decision"], "allow", "{body}");
+    assert_eq!(calls(&llm).await, 2);
+}

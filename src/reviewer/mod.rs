@@ -136,15 +136,17 @@ pub enum ReviewerError {
 }
 
 impl ReviewerError {
-    /// Whether another attempt may succeed: connection failures, 429, 5xx, and output that was
-    /// not a valid verdict. Timeouts are not retried (the deadline is for the whole review).
+    /// Whether another attempt may succeed: connection failures, an attempt's timeout, 429,
+    /// 5xx, and output that was not a valid verdict. (The review's own deadline is enforced
+    /// around all attempts, so retrying never outlives it.)
     pub fn is_transient(&self) -> bool {
         match self {
             ReviewerError::Unreachable(_)
             | ReviewerError::InvalidJson(_)
-            | ReviewerError::SchemaViolation(_) => true,
+            | ReviewerError::SchemaViolation(_)
+            | ReviewerError::Timeout(_) => true,
             ReviewerError::Status { status, .. } => *status == 429 || *status >= 500,
-            ReviewerError::NotConfigured | ReviewerError::Timeout(_) => false,
+            ReviewerError::NotConfigured => false,
         }
     }
 
