@@ -7,6 +7,7 @@
 
 pub mod audit;
 pub mod config;
+pub mod integrations;
 pub mod normalize;
 pub mod pipeline;
 pub mod policy;

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
-use guardian::request::{Action, ReviewRequest};
+use guardian::request::ReviewRequest;
 use guardian::{Config, Decision, Guardian};
 
 #[derive(Parser)]
@@ -44,6 +44,11 @@ enum Command {
         #[arg(last = true)]
         words: Vec<String>,
     },
+    /// Agent hook adapters that call a running guardian server.
+    Hook {
+        #[command(subcommand)]
+        agent: HookAgent,
+    },
     /// Print the effective rules with their sources (or explain, test, import).
     Policy {
         /// Config file (default: the embedded policies/default.toml).
@@ -51,6 +56,20 @@ enum Command {
         config: Option<PathBuf>,
         #[command(subcommand)]
         command: Option<PolicyCommand>,
+    },
+}
+
+#[derive(Subcommand)]
+enum HookAgent {
+    /// A Claude Code command hook: hook JSON on stdin, the hook's answer on stdout. If the
+    /// server cannot answer, exits 2 with the reason on stderr, which makes Claude Code block.
+    ClaudeCode {
+        /// The guardian server.
+        #[arg(long, default_value = "http://127.0.0.1:8700")]
+        server: String,
+        /// Seconds to wait for the answer.
+        #[arg(long, default_value_t = 120)]
+        timeout: u64,
     },
 }
 
@@ -115,6 +134,9 @@ async fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Serve { config, listen } => serve(config, listen).await,
         Command::Check { config, words } => check(config, words).await,
+        Command::Hook {
+            agent: HookAgent::ClaudeCode { server, timeout },
+        } => hook_claude_code(&server, timeout).await,
         Command::Policy { config, command } => match command {
             None => policy(config),
             Some(PolicyCommand::Explain { cwd, words }) => explain(config, cwd, words),
@@ -203,17 +225,7 @@ async fn check(config: Option<PathBuf>, words: Vec<String>) -> ExitCode {
         let cwd = std::env::current_dir()
             .ok()
             .map(|p| p.display().to_string());
-        let req = ReviewRequest {
-            action: Action::Shell {
-                command: words.join(" "),
-                cwd,
-            },
-            session: None,
-            intent: None,
-            transcript: Vec::new(),
-            retry: None,
-            strict: false,
-        };
+        let req = ReviewRequest::shell(words.join(" "), cwd);
         if let Err(e) = req.validate() {
             eprintln!("guardian: bad request: {}: {}", e.field, e.message);
             return ExitCode::from(2);
@@ -239,18 +251,9 @@ async fn check(config: Option<PathBuf>, words: Vec<String>) -> ExitCode {
 }
 
 fn policy(config: Option<PathBuf>) -> ExitCode {
-    let cfg = match load(config.as_ref()) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let policy = match guardian::policy::Policy::from_config(&cfg, Vec::new()) {
+    let policy = match compiled(config.as_ref()) {
         Ok(p) => p,
-        Err(errors) => {
-            for e in errors {
-                eprintln!("guardian: {e}");
-            }
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     println!("# evaluated deny -> ask -> allow; nothing matched -> ask (the reviewer decides)");
     for r in policy.listing() {
@@ -280,17 +283,7 @@ fn explain(config: Option<PathBuf>, cwd: Option<String>, words: Vec<String>) -> 
             .ok()
             .map(|p| p.display().to_string())
     });
-    let req = ReviewRequest {
-        action: Action::Shell {
-            command: words.join(" "),
-            cwd,
-        },
-        session: None,
-        intent: None,
-        transcript: Vec::new(),
-        retry: None,
-        strict: false,
-    };
+    let req = ReviewRequest::shell(words.join(" "), cwd);
     let server_cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let ctx = Context::of(&req, &server_cwd, home.as_deref());
@@ -415,5 +408,47 @@ async fn use_local_model_if_running(cfg: &mut Config) {
         None => eprintln!(
             "guardian: no reviewer configured and no local model at {LOCAL_MODEL_URL}: actions no rule allows are denied (see scripts/local-model.sh)"
         ),
+    }
+}
+
+/// Forwards a Claude Code hook input to the server; any failure blocks (exit 2).
+async fn hook_claude_code(server: &str, timeout: u64) -> ExitCode {
+    let block = |why: String| {
+        eprintln!("guardian hook: blocked because the guardian server could not decide: {why}");
+        ExitCode::from(2)
+    };
+    let mut body = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut body) {
+        return block(format!("cannot read the hook input: {e}"));
+    }
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = match reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(timeout))
+        .build()
+    {
+        Ok(c) => c,
+        Err(e) => return block(e.to_string()),
+    };
+    let url = format!("{}/v1/hooks/claude-code", server.trim_end_matches('/'));
+    let resp = match client
+        .post(&url)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => return block(format!("{url}: {e}")),
+    };
+    if !resp.status().is_success() {
+        return block(format!("{url} answered HTTP {}", resp.status()));
+    }
+    match resp.text().await {
+        Ok(text) if serde_json::from_str::<serde_json::Value>(&text).is_ok() => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Ok(_) => block("the answer is not JSON".into()),
+        Err(e) => block(e.to_string()),
     }
 }

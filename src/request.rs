@@ -181,6 +181,18 @@ impl RequestError {
 }
 
 impl ReviewRequest {
+    /// A request for a shell action and nothing else (the CLI's `-- <command…>` form).
+    pub fn shell(command: String, cwd: Option<String>) -> ReviewRequest {
+        ReviewRequest {
+            action: Action::Shell { command, cwd },
+            session: None,
+            intent: None,
+            transcript: Vec::new(),
+            retry: None,
+            strict: false,
+        }
+    }
+
     /// Decodes a request body, naming the offending field on error, then validates it.
     pub fn from_json(body: &[u8]) -> Result<Self, RequestError> {
         let de = &mut serde_json::Deserializer::from_slice(body);

@@ -24,6 +24,7 @@ pub fn router(guardian: Arc<Guardian>) -> Router {
     Router::new()
         .route("/v1/review", post(review))
         .route("/v1/policy", get(policy))
+        .route("/v1/hooks/claude-code", post(claude_code_hook))
         .route("/healthz", get(healthz))
         .layer(DefaultBodyLimit::max(limit))
         .layer(CatchPanicLayer::custom(|_| {
@@ -71,6 +72,50 @@ async fn review(State(g): State<Arc<Guardian>>, body: Result<Bytes, BytesRejecti
         .and_then(|s| s.agent.clone())
         .unwrap_or_else(|| "anonymous".to_string());
     Json(g.review(req, &client).await).into_response()
+}
+
+/// Claude Code HTTP hooks. Claude Code lets a tool call proceed when an HTTP hook fails, so every
+/// failure this handler can see is answered 200 with a deny in the event's shape.
+async fn claude_code_hook(
+    State(g): State<Arc<Guardian>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    use crate::integrations::claude_code::{
+        HookInput, Translation, deny_output, output, translate,
+    };
+    let body = match body {
+        Ok(b) => b,
+        Err(rejection) => {
+            return Json(deny_output("PreToolUse", &rejection.body_text())).into_response();
+        }
+    };
+    let input: HookInput = match serde_json::from_slice(&body) {
+        Ok(i) => i,
+        Err(e) => {
+            // Answer in the event's shape when the event name can still be read.
+            let event = serde_json::from_slice::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|v| {
+                    v.get("hook_event_name")
+                        .and_then(|e| e.as_str())
+                        .map(str::to_string)
+                })
+                .unwrap_or_else(|| "PreToolUse".into());
+            return Json(deny_output(
+                &event,
+                &format!("the hook input is not valid: {e}"),
+            ))
+            .into_response();
+        }
+    };
+    match translate(&input) {
+        Ok(Translation::Review(req)) => {
+            let resp = g.review(*req, "claude-code").await;
+            Json(output(&input.hook_event_name, &resp)).into_response()
+        }
+        Ok(Translation::Pass(_)) => Json(json!({})).into_response(),
+        Err(e) => Json(deny_output(&input.hook_event_name, &e)).into_response(),
+    }
 }
 
 async fn policy(State(g): State<Arc<Guardian>>) -> Response {

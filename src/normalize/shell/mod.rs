@@ -640,19 +640,16 @@ impl Walker {
             }
             Inner::Script(script) => {
                 let shell = un.wrappers.last().cloned().unwrap_or_default();
-                let outer = self.command(
-                    words_v.iter().map(|w| w.text.clone()).collect(),
+                self.push_whole(
                     &words_v,
                     &un.levels,
                     context,
                     dynamic.clone(),
                     reads,
                     writes,
-                    Vec::new(),
                     privileged,
                     true,
                 );
-                self.commands.push(outer);
                 if script.dynamic.is_some() {
                     self.unknown(format!(
                         "the script of {shell} is not static ({})",
@@ -681,19 +678,16 @@ impl Walker {
             }
             Inner::StdinScript => {
                 let shell = un.wrappers.last().cloned().unwrap_or_default();
-                let outer = self.command(
-                    words_v.iter().map(|w| w.text.clone()).collect(),
+                self.push_whole(
                     &words_v,
                     &un.levels,
                     context,
                     dynamic.clone(),
                     reads,
                     writes,
-                    Vec::new(),
                     privileged,
                     true,
                 );
-                self.commands.push(outer);
                 let saved = self.privileged_context;
                 self.privileged_context |= privileged;
                 match stdin {
@@ -745,22 +739,49 @@ impl Walker {
                     self.remote_code
                         .push("downloaded content is run by a shell".into());
                 }
-                let cmd = self.command(
-                    words_v.iter().map(|w| w.text.clone()).collect(),
+                self.push_whole(
                     &words_v,
                     &un.levels,
                     context,
                     Some(why),
                     reads,
                     writes,
-                    Vec::new(),
                     privileged,
                     false,
                 );
-                self.commands.push(cmd);
             }
         }
         downloads
+    }
+
+    /// Records a command as its whole words (wrappers included), for the outer part of a shell
+    /// wrapper or a command whose inner part is unknown.
+    #[allow(clippy::too_many_arguments)]
+    fn push_whole(
+        &mut self,
+        words: &[WordValue],
+        levels: &[usize],
+        context: &str,
+        dynamic: Option<String>,
+        reads: Vec<WordValue>,
+        writes: Vec<WordValue>,
+        privileged: bool,
+        wrapper_only: bool,
+    ) {
+        let argv = words.iter().map(|w| w.text.clone()).collect();
+        let cmd = self.command(
+            argv,
+            words,
+            levels,
+            context,
+            dynamic,
+            reads,
+            writes,
+            Vec::new(),
+            privileged,
+            wrapper_only,
+        );
+        self.commands.push(cmd);
     }
 
     /// Adds one prefix or suffix item. After the command name, `name=value` is an ordinary

@@ -1,0 +1,309 @@
+//! Claude Code hooks: PreToolUse and PermissionRequest inputs in, their exact outputs back.
+//!
+//! This module owns the translation between Claude Code's hook wire format and API v1:
+//! `tool_name`/`tool_input` become a guardian action (Bash → shell, Read → read,
+//! Write/Edit/MultiEdit/NotebookEdit → write, WebFetch → fetch, `mcp__server__tool` → mcp),
+//! `session_id` and `cwd` become the session, and the JSONL transcript at `transcript_path`
+//! (when readable) becomes the review transcript. Hook inputs are Claude Code's format, so unknown
+//! fields are accepted: Claude Code adds fields over time.
+
+use std::io::{BufRead, BufReader};
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::request::{Action, ReviewRequest, Role, SessionInfo, TranscriptEntry};
+use crate::verdict::{Decision, ReviewResponse};
+
+/// Transcript lines read from the end of a transcript file, at most.
+const MAX_TRANSCRIPT_LINES: usize = 200;
+/// Bytes of a transcript file read, at most (from the end).
+const MAX_TRANSCRIPT_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A hook input (the fields guardian uses).
+#[derive(Debug, Clone, Deserialize)]
+pub struct HookInput {
+    /// `PreToolUse` or `PermissionRequest`.
+    pub hook_event_name: String,
+    /// Claude Code's session id.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// Path of the session's JSONL transcript.
+    #[serde(default)]
+    pub transcript_path: Option<String>,
+    /// The session's working directory.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// The permission mode (`default`, `acceptEdits`, `plan`, `bypassPermissions`, …).
+    #[serde(default)]
+    pub permission_mode: Option<String>,
+    /// The tool about to run.
+    #[serde(default)]
+    pub tool_name: Option<String>,
+    /// Its input.
+    #[serde(default)]
+    pub tool_input: Option<Value>,
+    /// The subagent type, inside subagents.
+    #[serde(default)]
+    pub agent_type: Option<String>,
+}
+
+/// What to do with a hook input.
+#[derive(Debug, Clone)]
+pub enum Translation {
+    /// Review this request.
+    Review(Box<ReviewRequest>),
+    /// A tool with no side effects guardian judges (TodoWrite, Task, …): no decision, Claude
+    /// Code's own rules apply.
+    Pass(String),
+}
+
+fn s(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// Translates a hook input into a review request.
+pub fn translate(input: &HookInput) -> Result<Translation, String> {
+    if !matches!(
+        input.hook_event_name.as_str(),
+        "PreToolUse" | "PermissionRequest"
+    ) {
+        return Err(format!(
+            "hook event {:?} is not handled (use PreToolUse or PermissionRequest)",
+            input.hook_event_name
+        ));
+    }
+    let tool = input.tool_name.as_deref().ok_or("tool_name is missing")?;
+    let ti = input.tool_input.clone().unwrap_or(Value::Null);
+    let cwd = input.cwd.clone();
+    let need =
+        |key: &str| s(&ti, key).ok_or_else(|| format!("tool_input.{key} is missing for {tool}"));
+    let action = match tool {
+        "Bash" => Action::Shell {
+            command: need("command")?,
+            cwd: cwd.clone(),
+        },
+        "Read" => Action::Read {
+            path: need("file_path")?,
+            cwd: cwd.clone(),
+        },
+        "Write" => Action::Write {
+            path: need("file_path")?,
+            cwd: cwd.clone(),
+            content: s(&ti, "content"),
+            diff: None,
+        },
+        "Edit" => Action::Write {
+            path: need("file_path")?,
+            cwd: cwd.clone(),
+            content: None,
+            diff: Some(edit_diff(std::slice::from_ref(&ti))),
+        },
+        "MultiEdit" => Action::Write {
+            path: need("file_path")?,
+            cwd: cwd.clone(),
+            content: None,
+            diff: Some(edit_diff(
+                ti.get("edits")
+                    .and_then(Value::as_array)
+                    .map_or(&[][..], |v| v.as_slice()),
+            )),
+        },
+        "NotebookEdit" => Action::Write {
+            path: need("notebook_path")?,
+            cwd: cwd.clone(),
+            content: s(&ti, "new_source"),
+            diff: None,
+        },
+        "WebFetch" => Action::Fetch { url: need("url")? },
+        "Glob" | "Grep" | "LS" => Action::Read {
+            path: s(&ti, "path")
+                .or_else(|| cwd.clone())
+                .unwrap_or_else(|| ".".into()),
+            cwd: cwd.clone(),
+        },
+        t if t.starts_with("mcp__") => {
+            let rest = &t["mcp__".len()..];
+            let (server, tool_name) = rest
+                .split_once("__")
+                .ok_or_else(|| format!("{t} is not mcp__server__tool"))?;
+            Action::Mcp {
+                server: server.to_string(),
+                tool: tool_name.to_string(),
+                arguments: ti.clone(),
+            }
+        }
+        "TodoWrite" | "TodoRead" | "Task" | "ExitPlanMode" | "BashOutput" | "KillShell"
+        | "WebSearch" | "SlashCommand" | "Skill" => {
+            return Ok(Translation::Pass(format!(
+                "{tool} has no side effects guardian judges"
+            )));
+        }
+        other => return Err(format!("tool {other:?} is not known to guardian")),
+    };
+    let transcript = input
+        .transcript_path
+        .as_deref()
+        .map(read_transcript)
+        .unwrap_or_default();
+    let intent = transcript
+        .iter()
+        .find(|e| e.role == Role::User)
+        .map(|e| e.content.clone());
+    Ok(Translation::Review(Box::new(ReviewRequest {
+        action,
+        session: Some(SessionInfo {
+            id: input.session_id.clone(),
+            agent: Some(match &input.agent_type {
+                Some(a) => format!("claude-code/{a}"),
+                None => "claude-code".into(),
+            }),
+            workspace_roots: cwd.into_iter().collect(),
+            sandbox: None,
+        }),
+        intent,
+        transcript,
+        retry: None,
+        strict: false,
+    })))
+}
+
+/// `old_string`/`new_string` pairs as a readable diff.
+fn edit_diff(edits: &[Value]) -> String {
+    let mut out = String::new();
+    for e in edits {
+        for line in s(e, "old_string").unwrap_or_default().lines() {
+            out.push_str(&format!("-{line}\n"));
+        }
+        for line in s(e, "new_string").unwrap_or_default().lines() {
+            out.push_str(&format!("+{line}\n"));
+        }
+    }
+    out
+}
+
+/// Reads a Claude Code JSONL transcript (the last lines of it) into transcript entries. An
+/// unreadable or malformed file yields what could be read: the transcript is evidence, not input
+/// guardian depends on.
+pub fn read_transcript(path: &str) -> Vec<TranscriptEntry> {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    if let Ok(meta) = file.metadata()
+        && meta.len() > MAX_TRANSCRIPT_BYTES
+    {
+        use std::io::{Seek, SeekFrom};
+        let _ = file.seek(SeekFrom::Start(meta.len() - MAX_TRANSCRIPT_BYTES));
+    }
+    let lines: Vec<String> = BufReader::new(file).lines().map_while(Result::ok).collect();
+    let start = lines.len().saturating_sub(MAX_TRANSCRIPT_LINES);
+    let mut out = Vec::new();
+    for line in &lines[start..] {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+        let Some(msg) = v.get("message") else {
+            continue;
+        };
+        let role = match kind {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            _ => continue,
+        };
+        match msg.get("content") {
+            Some(Value::String(text)) => out.push(TranscriptEntry {
+                role,
+                content: text.clone(),
+                name: None,
+            }),
+            Some(Value::Array(blocks)) => {
+                for b in blocks {
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("text") => {
+                            if let Some(t) = b.get("text").and_then(Value::as_str) {
+                                out.push(TranscriptEntry {
+                                    role,
+                                    content: t.to_string(),
+                                    name: None,
+                                });
+                            }
+                        }
+                        Some("tool_use") => out.push(TranscriptEntry {
+                            role: Role::Assistant,
+                            content: format!(
+                                "calls {}: {}",
+                                b.get("name").and_then(Value::as_str).unwrap_or("a tool"),
+                                b.get("input").map(Value::to_string).unwrap_or_default()
+                            ),
+                            name: None,
+                        }),
+                        Some("tool_result") => {
+                            let content = match b.get("content") {
+                                Some(Value::String(t)) => t.clone(),
+                                Some(Value::Array(parts)) => parts
+                                    .iter()
+                                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                                    .collect::<Vec<_>>()
+                                    .join("\n"),
+                                _ => String::new(),
+                            };
+                            out.push(TranscriptEntry {
+                                role: Role::Tool,
+                                content,
+                                name: Some("tool_result".into()),
+                            });
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The hook output for a decision, in the shape of the input's event. When the session's
+/// circuit breaker tripped, `"continue": false` stops Claude Code with the reason.
+pub fn output(event: &str, resp: &ReviewResponse) -> Value {
+    let mut out = event_output(event, resp);
+    if resp.interrupt
+        && let Some(map) = out.as_object_mut()
+    {
+        map.insert("continue".into(), Value::Bool(false));
+        map.insert("stopReason".into(), Value::String(resp.message.clone()));
+    }
+    out
+}
+
+fn event_output(event: &str, resp: &ReviewResponse) -> Value {
+    let allow = resp.decision == Decision::Allow;
+    if event == "PermissionRequest" {
+        let decision = if allow {
+            json!({"behavior": "allow"})
+        } else {
+            json!({"behavior": "deny", "message": resp.message, "interrupt": resp.interrupt})
+        };
+        return json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}});
+    }
+    json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": if allow { "allow" } else { "deny" },
+        "permissionDecisionReason": resp.message
+    }})
+}
+
+/// A deny in the event's shape, for failures: Claude Code lets a call proceed when an HTTP hook
+/// fails, so guardian answers 2xx with a deny instead.
+pub fn deny_output(event: &str, reason: &str) -> Value {
+    let message = format!("denied by guardian: {reason}");
+    if event == "PermissionRequest" {
+        return json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": message}}});
+    }
+    json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": message
+    }})
+}
