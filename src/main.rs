@@ -44,6 +44,15 @@ enum Command {
         #[arg(last = true)]
         words: Vec<String>,
     },
+    /// A stdio MCP server with an `approve` tool for Claude Code's --permission-prompt-tool.
+    Mcp {
+        /// Decide in-process with this config (default: the embedded defaults).
+        #[arg(long, conflicts_with = "server")]
+        config: Option<PathBuf>,
+        /// Forward to a running guardian server instead.
+        #[arg(long)]
+        server: Option<String>,
+    },
     /// Agent hook adapters that call a running guardian server.
     Hook {
         #[command(subcommand)]
@@ -134,6 +143,7 @@ async fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Serve { config, listen } => serve(config, listen).await,
         Command::Check { config, words } => check(config, words).await,
+        Command::Mcp { config, server } => mcp(config, server).await,
         Command::Hook {
             agent: HookAgent::ClaudeCode { server, timeout },
         } => hook_claude_code(&server, timeout).await,
@@ -450,5 +460,35 @@ async fn hook_claude_code(server: &str, timeout: u64) -> ExitCode {
         }
         Ok(_) => block("the answer is not JSON".into()),
         Err(e) => block(e.to_string()),
+    }
+}
+
+async fn mcp(config: Option<PathBuf>, server: Option<String>) -> ExitCode {
+    use guardian::integrations::mcp::{Decider, InProcess, Remote, serve_stdio};
+    let decider: Box<dyn Decider> = match server {
+        Some(url) => match Remote::new(&url, std::time::Duration::from_secs(120)) {
+            Ok(r) => Box::new(r),
+            Err(e) => {
+                eprintln!("guardian: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => {
+            let cfg = match load(config.as_ref()) {
+                Ok(c) => c,
+                Err(code) => return code,
+            };
+            match build(cfg) {
+                Ok(g) => Box::new(InProcess(g)),
+                Err(code) => return code,
+            }
+        }
+    };
+    match serve_stdio(decider.as_ref()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("guardian mcp: {e}");
+            ExitCode::from(2)
+        }
     }
 }

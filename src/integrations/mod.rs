@@ -2,3 +2,4 @@
 //! API v1. They decide nothing: every request goes through [`crate::pipeline::Guardian::review`].
 
 pub mod claude_code;
+pub mod mcp;

@@ -1,0 +1,178 @@
+//! `guardian mcp`: a stdio MCP server exposing an approval tool for Claude Code's
+//! `--permission-prompt-tool` (headless `-p` mode).
+//!
+//! This module owns the JSON-RPC 2.0 exchange (newline-delimited on stdin/stdout): `initialize`,
+//! `tools/list`, `tools/call` and `ping`. The `approve` tool takes `{tool_name, input,
+//! tool_use_id?}` and returns one text item holding `{"behavior":"allow","updatedInput":{…}}` or
+//! `{"behavior":"deny","message":"…"}`. Decisions come from a [`Decider`]: the in-process
+//! pipeline, or a running server (any failure to reach it is a deny).
+
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+
+use super::claude_code::{HookInput, Translation, translate};
+use crate::request::ReviewRequest;
+use crate::verdict::{Decision, ReviewResponse};
+
+/// The MCP protocol version answered when the client names none.
+pub const PROTOCOL_VERSION: &str = "2025-06-18";
+/// The approval tool's name (use `--permission-prompt-tool mcp__guardian__approve`).
+pub const TOOL_NAME: &str = "approve";
+
+/// Where decisions come from.
+pub trait Decider: Send + Sync {
+    /// Reviews a request; an error is a failure to get any answer.
+    fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, String>>;
+}
+
+/// Handles one JSON-RPC message; `None` for notifications (no reply).
+pub async fn handle(msg: &Value, decider: &dyn Decider, cwd: &str) -> Option<Value> {
+    let id = msg.get("id").cloned();
+    let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    let id = id?; // notifications (no id) get no reply
+    let result = match method {
+        "initialize" => {
+            let version = msg["params"]["protocolVersion"]
+                .as_str()
+                .unwrap_or(PROTOCOL_VERSION);
+            Ok(json!({
+                "protocolVersion": version,
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "guardian", "version": env!("CARGO_PKG_VERSION")}
+            }))
+        }
+        "ping" => Ok(json!({})),
+        "tools/list" => Ok(json!({"tools": [{
+            "name": TOOL_NAME,
+            "description": "Decide whether a tool call may run (guardian policy and reviewer). For Claude Code's --permission-prompt-tool.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "tool_name": {"type": "string"},
+                    "input": {"type": "object"},
+                    "tool_use_id": {"type": "string"}
+                },
+                "required": ["tool_name", "input"]
+            }
+        }]})),
+        "tools/call" => {
+            let name = msg["params"]["name"].as_str().unwrap_or("");
+            if name != TOOL_NAME {
+                Err((-32602, format!("unknown tool {name:?}")))
+            } else {
+                let answer = approve(&msg["params"]["arguments"], decider, cwd).await;
+                Ok(json!({"content": [{"type": "text", "text": answer.to_string()}]}))
+            }
+        }
+        other => Err((-32601, format!("method {other:?} not found"))),
+    };
+    Some(match result {
+        Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
+        Err((code, message)) => {
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+        }
+    })
+}
+
+/// The approval: allow with the input unchanged, or deny with the reason. Never allow on failure.
+pub async fn approve(args: &Value, decider: &dyn Decider, cwd: &str) -> Value {
+    let deny = |message: String| json!({"behavior": "deny", "message": message});
+    let input = args.get("input").cloned().unwrap_or(Value::Null);
+    let Some(tool) = args.get("tool_name").and_then(Value::as_str) else {
+        return deny("denied by guardian: tool_name is missing".into());
+    };
+    let hook = HookInput {
+        hook_event_name: "PreToolUse".into(),
+        session_id: None,
+        transcript_path: None,
+        cwd: Some(cwd.to_string()),
+        permission_mode: None,
+        tool_name: Some(tool.to_string()),
+        tool_input: Some(input.clone()),
+        agent_type: None,
+    };
+    match translate(&hook) {
+        Ok(Translation::Pass(_)) => json!({"behavior": "allow", "updatedInput": input}),
+        Ok(Translation::Review(req)) => match decider.decide(*req).await {
+            Ok(resp) if resp.decision == Decision::Allow => {
+                json!({"behavior": "allow", "updatedInput": input})
+            }
+            Ok(resp) => deny(resp.message),
+            Err(e) => deny(format!(
+                "denied by guardian: no decision could be obtained ({e})"
+            )),
+        },
+        Err(e) => deny(format!("denied by guardian: {e}")),
+    }
+}
+
+/// Serves MCP on stdin/stdout until stdin closes.
+pub async fn serve_stdio(decider: &dyn Decider) -> std::io::Result<()> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let cwd = std::env::current_dir()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "/".into());
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut stdout = tokio::io::stdout();
+    while let Some(line) = lines.next_line().await? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let reply = match serde_json::from_str::<Value>(&line) {
+            Ok(msg) => handle(&msg, decider, &cwd).await,
+            Err(e) => Some(
+                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!("parse error: {e}")}}),
+            ),
+        };
+        if let Some(r) = reply {
+            stdout.write_all(format!("{r}\n").as_bytes()).await?;
+            stdout.flush().await?;
+        }
+    }
+    Ok(())
+}
+
+/// Decides in-process, through the same pipeline as the server.
+pub struct InProcess(pub std::sync::Arc<crate::pipeline::Guardian>);
+
+impl Decider for InProcess {
+    fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, String>> {
+        Box::pin(async move { Ok(self.0.review(req, "mcp").await) })
+    }
+}
+
+/// Decides by asking a running guardian server (`POST /v1/review`).
+pub struct Remote {
+    client: reqwest::Client,
+    url: String,
+}
+
+impl Remote {
+    /// A client for the server at `base` (e.g. `http://127.0.0.1:8700`).
+    pub fn new(base: &str, timeout: std::time::Duration) -> Result<Remote, String> {
+        Ok(Remote {
+            client: crate::reviewer::openai::http_client(timeout)?,
+            url: format!("{}/v1/review", base.trim_end_matches('/')),
+        })
+    }
+}
+
+impl Decider for Remote {
+    fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, String>> {
+        Box::pin(async move {
+            let resp = self
+                .client
+                .post(&self.url)
+                .json(&req)
+                .send()
+                .await
+                .map_err(|e| format!("{}: {e}", self.url))?;
+            if !resp.status().is_success() {
+                return Err(format!("{} answered HTTP {}", self.url, resp.status()));
+            }
+            resp.json::<ReviewResponse>()
+                .await
+                .map_err(|e| format!("invalid answer from {}: {e}", self.url))
+        })
+    }
+}
