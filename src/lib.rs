@@ -9,6 +9,7 @@ pub mod audit;
 pub mod config;
 pub mod integrations;
 pub mod normalize;
+pub mod openapi;
 pub mod pipeline;
 pub mod policy;
 pub mod request;

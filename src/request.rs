@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 /// One request to review a proposed tool call.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReviewRequest {
     /// The tool call the agent proposes. The only required field.
@@ -30,7 +30,7 @@ pub struct ReviewRequest {
 }
 
 /// The proposed tool call, tagged by `kind`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Action {
     /// A shell command line, run by a POSIX shell in `cwd`.
@@ -104,7 +104,7 @@ impl Action {
 }
 
 /// Who is asking.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SessionInfo {
     /// The agent's session id; decisions are remembered and rate-limited per session.
@@ -122,7 +122,7 @@ pub struct SessionInfo {
 }
 
 /// Who spoke a transcript entry.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// The human user.
@@ -134,7 +134,7 @@ pub enum Role {
 }
 
 /// One turn of the conversation before the action.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TranscriptEntry {
     /// Who spoke.
@@ -147,7 +147,7 @@ pub struct TranscriptEntry {
 }
 
 /// A retry of an action that failed before.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Retry {
     /// True when the failure was the sandbox refusing the action.

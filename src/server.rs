@@ -26,6 +26,7 @@ pub fn router(guardian: Arc<Guardian>) -> Router {
         .route("/v1/policy", get(policy))
         .route("/v1/hooks/claude-code", post(claude_code_hook))
         .route("/healthz", get(healthz))
+        .route("/openapi.json", get(openapi))
         .layer(DefaultBodyLimit::max(limit))
         .layer(CatchPanicLayer::custom(|_| {
             error_response(
@@ -132,6 +133,10 @@ async fn policy(State(g): State<Arc<Guardian>>) -> Response {
         "config": cfg.source_name,
     }))
     .into_response()
+}
+
+async fn openapi() -> Response {
+    Json(crate::openapi::document()).into_response()
 }
 
 async fn healthz() -> Response {

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Allow or deny. "Ask" never leaves guardian: the reviewer answers it.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Decision {
     /// The agent may run the action.
@@ -26,7 +26,7 @@ impl Decision {
 }
 
 /// Which stage of the pipeline decided.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DecidedBy {
     /// A policy rule.
@@ -53,7 +53,18 @@ impl DecidedBy {
 
 /// The effect of a policy rule.
 #[derive(
-    Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord, Default,
+    Debug,
+    Clone,
+    Copy,
+    Serialize,
+    Deserialize,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Default,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Effect {
@@ -78,7 +89,7 @@ impl Effect {
 }
 
 /// The rule that decided (or sent the action to review), as shown to clients.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct RuleRef {
     /// What the rule does.
     pub effect: Effect,
@@ -89,7 +100,19 @@ pub struct RuleRef {
 }
 
 /// The reviewer's judgment of how risky an action is.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Serialize,
+    Deserialize,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum RiskLevel {
     /// Routine.
@@ -115,7 +138,7 @@ impl RiskLevel {
 }
 
 /// The answer to one review request.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ReviewResponse {
     /// The review's id, `rev_` followed by a ULID.
     pub id: String,
