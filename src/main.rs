@@ -53,6 +53,18 @@ enum Command {
         #[arg(long)]
         server: Option<String>,
     },
+    /// Answer a running OpenCode server's permission requests (its /event stream).
+    Opencode {
+        /// The OpenCode server (`opencode serve`).
+        #[arg(long)]
+        server: String,
+        /// Config file for the in-process pipeline (default: the embedded defaults).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The project directory OpenCode works in (default: the current directory).
+        #[arg(long)]
+        project: Option<String>,
+    },
     /// Agent hook adapters that call a running guardian server.
     Hook {
         #[command(subcommand)]
@@ -144,6 +156,11 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Serve { config, listen } => serve(config, listen).await,
         Command::Check { config, words } => check(config, words).await,
         Command::Mcp { config, server } => mcp(config, server).await,
+        Command::Opencode {
+            server,
+            config,
+            project,
+        } => opencode(server, config, project).await,
         Command::Hook {
             agent: HookAgent::ClaudeCode { server, timeout },
         } => hook_claude_code(&server, timeout).await,
@@ -488,6 +505,37 @@ async fn mcp(config: Option<PathBuf>, server: Option<String>) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("guardian mcp: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn opencode(server: String, config: Option<PathBuf>, project: Option<String>) -> ExitCode {
+    use guardian::integrations::mcp::InProcess;
+    use guardian::integrations::opencode::Bridge;
+    let cfg = match load(config.as_ref()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let g = match build(cfg) {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
+    let project = project.or_else(|| {
+        std::env::current_dir()
+            .ok()
+            .map(|p| p.display().to_string())
+    });
+    match Bridge::new(&server, project, Arc::new(InProcess(g))) {
+        Ok(bridge) => {
+            eprintln!("guardian: answering permission requests of the OpenCode server at {server}");
+            tokio::select! {
+                () = Arc::new(bridge).run() => ExitCode::SUCCESS,
+                _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
+            }
+        }
+        Err(e) => {
+            eprintln!("guardian: {e}");
             ExitCode::from(2)
         }
     }

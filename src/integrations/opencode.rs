@@ -1,0 +1,282 @@
+//! OpenCode: a bridge that answers a running OpenCode server's permission requests.
+//!
+//! This module owns the OpenCode side: it subscribes to the server's event stream
+//! (`GET /event`, server-sent events), reviews each `permission.asked` (its `permission`,
+//! `patterns` and `metadata` become guardian actions), and replies with
+//! `POST /permission/:id/reply` `{"reply": "once" | "reject", "message": …}`. On (re)connect it
+//! also answers what `GET /permission` lists as pending, and it reconnects with backoff. Every
+//! request gets an answer: a failure to review is a reject.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::mcp::Decider;
+use crate::request::{Action, ReviewRequest, SessionInfo};
+use crate::verdict::Decision;
+
+/// A permission request, as OpenCode sends it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PermissionRequest {
+    /// The request id to reply to.
+    pub id: String,
+    /// OpenCode's session.
+    #[serde(rename = "sessionID", default)]
+    pub session_id: Option<String>,
+    /// `bash`, `edit`, `read`, `webfetch`, `external_directory`, …
+    pub permission: String,
+    /// The commands, paths or URLs asked for.
+    #[serde(default)]
+    pub patterns: Vec<String>,
+    /// Extra context (e.g. the full command, the file path).
+    #[serde(default)]
+    pub metadata: Value,
+}
+
+/// The guardian actions a permission request stands for (all must be allowed), or why none.
+pub fn actions(p: &PermissionRequest, cwd: Option<&str>) -> Result<Vec<Action>, String> {
+    let meta = |k: &str| {
+        p.metadata
+            .get(k)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let cwd = cwd.map(str::to_string);
+    let each = |f: &dyn Fn(String) -> Action| -> Result<Vec<Action>, String> {
+        if p.patterns.is_empty() {
+            return Err(format!("{} request without patterns", p.permission));
+        }
+        Ok(p.patterns.iter().cloned().map(f).collect())
+    };
+    match p.permission.as_str() {
+        "bash" => match meta("command") {
+            Some(command) => Ok(vec![Action::Shell { command, cwd }]),
+            None => each(&|command| Action::Shell {
+                command,
+                cwd: cwd.clone(),
+            }),
+        },
+        "edit" | "write" | "patch" => match meta("filepath").or_else(|| meta("filePath")) {
+            Some(path) => Ok(vec![Action::Write {
+                path,
+                cwd,
+                content: None,
+                diff: meta("diff"),
+            }]),
+            None => each(&|path| Action::Write {
+                path,
+                cwd: cwd.clone(),
+                content: None,
+                diff: None,
+            }),
+        },
+        "read" | "list" | "glob" | "grep" | "external_directory" => each(&|path| Action::Read {
+            path: path
+                .trim_end_matches("/*")
+                .trim_end_matches("/**")
+                .to_string(),
+            cwd: cwd.clone(),
+        }),
+        "webfetch" => match meta("url") {
+            Some(url) => Ok(vec![Action::Fetch { url }]),
+            None => each(&|url| Action::Fetch { url }),
+        },
+        "doom_loop" => Err("the agent repeated the same call: stop and report to the user".into()),
+        other => Err(format!("permission {other:?} is not known to guardian")),
+    }
+}
+
+/// Decides one permission request: `("once", None)` or `("reject", Some(message))`.
+pub async fn decide(
+    p: &PermissionRequest,
+    decider: &dyn Decider,
+    cwd: Option<&str>,
+) -> (&'static str, Option<String>) {
+    let actions = match actions(p, cwd) {
+        Ok(a) => a,
+        Err(e) => return ("reject", Some(format!("denied by guardian: {e}"))),
+    };
+    for action in actions {
+        let req = ReviewRequest {
+            action,
+            session: Some(SessionInfo {
+                id: p.session_id.clone(),
+                agent: Some("opencode".into()),
+                workspace_roots: cwd.map(str::to_string).into_iter().collect(),
+                sandbox: None,
+            }),
+            intent: None,
+            transcript: Vec::new(),
+            retry: None,
+            strict: false,
+        };
+        match decider.decide(req).await {
+            Ok(resp) if resp.decision == Decision::Allow => {}
+            Ok(resp) => return ("reject", Some(resp.message)),
+            Err(e) => {
+                return (
+                    "reject",
+                    Some(format!(
+                        "denied by guardian: no decision could be obtained ({e})"
+                    )),
+                );
+            }
+        }
+    }
+    ("once", None)
+}
+
+/// The bridge between one OpenCode server and a decider.
+pub struct Bridge {
+    client: reqwest::Client,
+    base: String,
+    cwd: Option<String>,
+    decider: Arc<dyn Decider>,
+    answered: Mutex<HashSet<String>>,
+}
+
+impl Bridge {
+    /// A bridge to the OpenCode server at `base` (e.g. `http://127.0.0.1:4096`); `cwd` is the
+    /// project directory actions are judged in.
+    pub fn new(
+        base: &str,
+        cwd: Option<String>,
+        decider: Arc<dyn Decider>,
+    ) -> Result<Bridge, String> {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(Bridge {
+            client,
+            base: base.trim_end_matches('/').to_string(),
+            cwd,
+            decider,
+            answered: Mutex::new(HashSet::new()),
+        })
+    }
+
+    /// Answers one request once (duplicates from the stream and `GET /permission` are skipped).
+    pub async fn answer(&self, p: PermissionRequest) {
+        {
+            let mut seen = self
+                .answered
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if !seen.insert(p.id.clone()) {
+                return;
+            }
+        }
+        let (reply, message) = decide(&p, self.decider.as_ref(), self.cwd.as_deref()).await;
+        let mut body = json!({"reply": reply});
+        if let Some(m) = message {
+            body["message"] = json!(m);
+        }
+        let url = format!("{}/permission/{}/reply", self.base, p.id);
+        let mut delay = Duration::from_millis(200);
+        for _ in 0..5 {
+            match self
+                .client
+                .post(&url)
+                .timeout(Duration::from_secs(10))
+                .json(&body)
+                .send()
+                .await
+            {
+                Ok(r) if r.status().is_success() => {
+                    tracing::info!(request = %p.id, reply, "answered OpenCode permission request");
+                    return;
+                }
+                Ok(r) => {
+                    tracing::warn!(request = %p.id, status = %r.status(), "OpenCode refused the reply")
+                }
+                Err(e) => tracing::warn!(request = %p.id, error = %e, "cannot reply to OpenCode"),
+            }
+            tokio::time::sleep(delay).await;
+            delay *= 2;
+        }
+    }
+
+    async fn answer_pending(self: &Arc<Self>) {
+        let url = format!("{}/permission", self.base);
+        let Ok(resp) = self
+            .client
+            .get(&url)
+            .timeout(Duration::from_secs(10))
+            .send()
+            .await
+        else {
+            return;
+        };
+        let Ok(list) = resp.json::<Vec<PermissionRequest>>().await else {
+            return;
+        };
+        for p in list {
+            let me = Arc::clone(self);
+            tokio::spawn(async move { me.answer(p).await });
+        }
+    }
+
+    /// Follows the event stream once, until it ends or fails.
+    async fn follow(self: &Arc<Self>) -> Result<(), String> {
+        let url = format!("{}/event", self.base);
+        let mut resp = self
+            .client
+            .get(&url)
+            .header("accept", "text/event-stream")
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        if !resp.status().is_success() {
+            return Err(format!("{url} answered HTTP {}", resp.status()));
+        }
+        self.answer_pending().await;
+        let mut buf = String::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| e.to_string())? {
+            buf.push_str(&String::from_utf8_lossy(&chunk));
+            while let Some(end) = buf.find('\n') {
+                let line: String = buf.drain(..=end).collect();
+                let Some(data) = line.trim_end().strip_prefix("data:") else {
+                    continue;
+                };
+                let Ok(event) = serde_json::from_str::<Value>(data.trim()) else {
+                    continue;
+                };
+                if event.get("type").and_then(Value::as_str) != Some("permission.asked") {
+                    continue;
+                }
+                match serde_json::from_value::<PermissionRequest>(event["properties"].clone()) {
+                    Ok(p) => {
+                        let me = Arc::clone(self);
+                        tokio::spawn(async move { me.answer(p).await });
+                    }
+                    Err(e) => tracing::warn!(error = %e, "unreadable permission.asked event"),
+                }
+            }
+            if buf.len() > 1024 * 1024 {
+                buf.clear();
+            }
+        }
+        Ok(())
+    }
+
+    /// Follows the event stream forever, reconnecting with backoff (250 ms doubling to 10 s).
+    pub async fn run(self: Arc<Self>) {
+        let mut delay = Duration::from_millis(250);
+        loop {
+            match self.follow().await {
+                Ok(()) => {
+                    tracing::warn!("OpenCode event stream ended; reconnecting");
+                    delay = Duration::from_millis(250);
+                }
+                Err(e) => tracing::warn!(error = %e, "OpenCode event stream failed; reconnecting"),
+            }
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(Duration::from_secs(10));
+        }
+    }
+}

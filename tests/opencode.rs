@@ -1,0 +1,225 @@
+//! The OpenCode bridge against a fake OpenCode server on loopback: SSE `permission.asked` events
+//! in, `POST /permission/:id/reply` out, pending requests answered on connect, reconnection.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use common::*;
+use serde_json::{Value, json};
+
+#[derive(Clone, Default)]
+struct Fake {
+    replies: Arc<Mutex<Vec<(String, Value)>>>,
+    connections: Arc<Mutex<usize>>,
+}
+
+fn asked(id: &str, permission: &str, patterns: &[&str], metadata: Value) -> String {
+    let event = json!({"type": "permission.asked", "properties": {
+        "id": id, "sessionID": "ses_1", "permission": permission, "patterns": patterns,
+        "metadata": metadata, "always": [], "tool": {"messageID": "m1", "callID": "c1"}}});
+    format!("data: {event}\n\n")
+}
+
+async fn events(State(f): State<Fake>) -> impl IntoResponse {
+    let n = {
+        let mut c = f.connections.lock().expect("lock");
+        *c += 1;
+        *c
+    };
+    // The first connection delivers two requests (and unrelated events) then drops;
+    // the second delivers one more, proving the bridge reconnects.
+    let body = if n == 1 {
+        format!(
+            "data: {}\n\n{}{}",
+            json!({"type": "server.connected", "properties": {}}),
+            asked(
+                "per_1",
+                "bash",
+                &["git push origin main"],
+                json!({"command": "git push origin main"})
+            ),
+            asked("per_2", "bash", &["git status"], json!({})),
+        )
+    } else if n == 2 {
+        asked(
+            "per_3",
+            "edit",
+            &["/work/repo/.git/hooks/pre-commit"],
+            json!({"filepath": "/work/repo/.git/hooks/pre-commit"}),
+        )
+    } else {
+        String::new()
+    };
+    ([("content-type", "text/event-stream")], body)
+}
+
+async fn pending(State(f): State<Fake>) -> Json<Value> {
+    // A request asked while nobody was listening.
+    if *f.connections.lock().expect("lock") == 1 {
+        Json(
+            json!([{"id": "per_0", "sessionID": "ses_1", "permission": "webfetch", "patterns": ["https://pastebin.com/raw/x"],
+            "metadata": {"url": "https://pastebin.com/raw/x"}, "always": []}]),
+        )
+    } else {
+        Json(json!([]))
+    }
+}
+
+async fn reply(
+    State(f): State<Fake>,
+    Path(id): Path<String>,
+    Json(body): Json<Value>,
+) -> Json<Value> {
+    f.replies.lock().expect("lock").push((id, body));
+    Json(json!(true))
+}
+
+#[tokio::test]
+async fn bridge_answers_every_permission_request() {
+    let fake = Fake::default();
+    let app = Router::new()
+        .route("/event", get(events))
+        .route("/permission", get(pending))
+        .route("/permission/{id}/reply", post(reply))
+        .with_state(fake.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let h = Harness::new("[reviewer]\nbackend = \"none\"\n");
+    let decider = Arc::new(guardian::integrations::mcp::InProcess(h.guardian.clone()));
+    let bridge = Arc::new(
+        guardian::integrations::opencode::Bridge::new(
+            &format!("http://{addr}"),
+            Some("/work/repo".into()),
+            decider,
+        )
+        .expect("bridge"),
+    );
+    let task = tokio::spawn(bridge.run());
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        if fake.replies.lock().expect("lock").len() >= 4 || std::time::Instant::now() > deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    task.abort();
+    let mut replies = fake.replies.lock().expect("lock").clone();
+    replies.sort_by(|a, b| a.0.cmp(&b.0));
+    let ids: Vec<&str> = replies.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(
+        ids,
+        vec!["per_0", "per_1", "per_2", "per_3"],
+        "every request answered exactly once: {replies:?}"
+    );
+    let get = |id: &str| {
+        replies
+            .iter()
+            .find(|(i, _)| i == id)
+            .map(|(_, b)| b.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        get("per_0")["reply"],
+        "reject",
+        "no rule allows the fetch and no reviewer: reject"
+    );
+    assert_eq!(get("per_1")["reply"], "reject");
+    assert!(
+        get("per_1")["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Bash(git push *)")
+    );
+    assert_eq!(get("per_2"), json!({"reply": "once"}));
+    assert_eq!(
+        get("per_3")["reply"],
+        "reject",
+        "a git hook write is protected"
+    );
+    assert!(
+        *fake.connections.lock().expect("lock") >= 2,
+        "the bridge reconnected"
+    );
+    // The decisions were audited as OpenCode's.
+    let recs = h.audit_records();
+    assert!(recs.iter().all(|r| r["agent"] == "opencode"));
+    assert!(recs.iter().any(|r| r["session_id"] == "ses_1"));
+}
+
+#[test]
+fn permission_kinds_map_to_actions() {
+    use guardian::integrations::opencode::{PermissionRequest, actions};
+    let p = |permission: &str, patterns: &[&str], metadata: Value| PermissionRequest {
+        id: "x".into(),
+        session_id: None,
+        permission: permission.into(),
+        patterns: patterns.iter().map(|s| s.to_string()).collect(),
+        metadata,
+    };
+    let a = actions(
+        &p("bash", &["git", "push"], json!({"command": "git push"})),
+        Some("/w"),
+    )
+    .expect("maps");
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].kind(), "shell");
+    let a = actions(&p("external_directory", &["/etc/*"], json!({})), Some("/w")).expect("maps");
+    assert_eq!(
+        a[0],
+        guardian::Action::Read {
+            path: "/etc".into(),
+            cwd: Some("/w".into())
+        }
+    );
+    assert_eq!(
+        actions(
+            &p("webfetch", &[], json!({"url": "https://x.example"})),
+            None
+        )
+        .expect("maps")[0]
+            .kind(),
+        "fetch"
+    );
+    assert!(actions(&p("doom_loop", &["x"], json!({})), None).is_err());
+    assert!(actions(&p("mystery", &["x"], json!({})), None).is_err());
+}
+
+#[test]
+fn the_readme_opencode_config_only_asks_what_the_bridge_understands() {
+    use guardian::integrations::opencode::{PermissionRequest, actions};
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("integrations/opencode/opencode.json"),
+    )
+    .expect("snippet");
+    let cfg: Value = serde_json::from_str(&text).expect("json");
+    let perms = cfg["permission"].as_object().expect("permission map");
+    assert!(!perms.is_empty());
+    for (kind, value) in perms {
+        assert_eq!(
+            value, "ask",
+            "{kind}: the bridge only sees what OpenCode asks about"
+        );
+        let p = PermissionRequest {
+            id: "x".into(),
+            session_id: None,
+            permission: kind.clone(),
+            patterns: vec!["https://example.com/x".into()],
+            metadata: json!({}),
+        };
+        assert!(
+            actions(&p, Some("/w")).is_ok(),
+            "the bridge cannot translate {kind}"
+        );
+    }
+}
