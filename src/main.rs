@@ -82,6 +82,16 @@ enum Command {
 
 #[derive(Subcommand)]
 enum HookAgent {
+    /// A Codex command hook (PreToolUse / PermissionRequest, `[[hooks.PreToolUse]]` in
+    /// config.toml): hook JSON on stdin, the answer on stdout; exit 2 (block) on any failure.
+    Codex {
+        /// The guardian server.
+        #[arg(long, default_value = "http://127.0.0.1:8700")]
+        server: String,
+        /// Seconds to wait for the answer.
+        #[arg(long, default_value_t = 120)]
+        timeout: u64,
+    },
     /// A Claude Code command hook: hook JSON on stdin, the hook's answer on stdout. If the
     /// server cannot answer, exits 2 with the reason on stderr, which makes Claude Code block.
     ClaudeCode {
@@ -163,7 +173,10 @@ async fn run(cli: Cli) -> ExitCode {
         } => opencode(server, config, project).await,
         Command::Hook {
             agent: HookAgent::ClaudeCode { server, timeout },
-        } => hook_claude_code(&server, timeout).await,
+        } => forward_hook(&server, "claude-code", timeout).await,
+        Command::Hook {
+            agent: HookAgent::Codex { server, timeout },
+        } => forward_hook(&server, "codex", timeout).await,
         Command::Policy { config, command } => match command {
             None => policy(config),
             Some(PolicyCommand::Explain { cwd, words }) => explain(config, cwd, words),
@@ -438,8 +451,8 @@ async fn use_local_model_if_running(cfg: &mut Config) {
     }
 }
 
-/// Forwards a Claude Code hook input to the server; any failure blocks (exit 2).
-async fn hook_claude_code(server: &str, timeout: u64) -> ExitCode {
+/// Forwards a hook input to the server's `/v1/hooks/<agent>`; any failure blocks (exit 2).
+async fn forward_hook(server: &str, agent: &str, timeout: u64) -> ExitCode {
     let block = |why: String| {
         eprintln!("guardian hook: blocked because the guardian server could not decide: {why}");
         ExitCode::from(2)
@@ -456,7 +469,7 @@ async fn hook_claude_code(server: &str, timeout: u64) -> ExitCode {
         Ok(c) => c,
         Err(e) => return block(e.to_string()),
     };
-    let url = format!("{}/v1/hooks/claude-code", server.trim_end_matches('/'));
+    let url = format!("{}/v1/hooks/{agent}", server.trim_end_matches('/'));
     let resp = match client
         .post(&url)
         .header("content-type", "application/json")

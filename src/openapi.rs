@@ -52,6 +52,13 @@ pub fn document() -> Value {
                 "responses": {"200": {"description": "The hook output for the event",
                     "content": {"application/json": {"schema": {"type": "object"}}}}}
             }},
+            "/v1/hooks/codex": {"post": {
+                "operationId": "codexHook",
+                "summary": "Codex PreToolUse / PermissionRequest hook, called by `guardian hook codex` (always 2xx; failures are denies)",
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object"}}}},
+                "responses": {"200": {"description": "The hook output for the event",
+                    "content": {"application/json": {"schema": {"type": "object"}}}}}
+            }},
             "/v1/policy": {"get": {
                 "operationId": "policy",
                 "summary": "The effective rules with their sources",

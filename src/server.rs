@@ -25,6 +25,7 @@ pub fn router(guardian: Arc<Guardian>) -> Router {
         .route("/v1/review", post(review))
         .route("/v1/policy", get(policy))
         .route("/v1/hooks/claude-code", post(claude_code_hook))
+        .route("/v1/hooks/codex", post(codex_hook))
         .route("/healthz", get(healthz))
         .route("/openapi.json", get(openapi))
         .layer(DefaultBodyLimit::max(limit))
@@ -81,6 +82,23 @@ async fn claude_code_hook(
     State(g): State<Arc<Guardian>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    agent_hook(&g, "claude-code", body).await
+}
+
+/// Codex hooks (same wire format as Claude Code's; Codex calls them through
+/// `guardian hook codex`, a command hook).
+async fn codex_hook(
+    State(g): State<Arc<Guardian>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    agent_hook(&g, "codex", body).await
+}
+
+async fn agent_hook(
+    g: &Arc<Guardian>,
+    agent: &str,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
     use crate::integrations::claude_code::{
         HookInput, Translation, deny_output, output, translate,
     };
@@ -90,7 +108,7 @@ async fn claude_code_hook(
             return Json(deny_output("PreToolUse", &rejection.body_text())).into_response();
         }
     };
-    let input: HookInput = match serde_json::from_slice(&body) {
+    let mut input: HookInput = match serde_json::from_slice(&body) {
         Ok(i) => i,
         Err(e) => {
             // Answer in the event's shape when the event name can still be read.
@@ -109,10 +127,25 @@ async fn claude_code_hook(
             .into_response();
         }
     };
+    input.agent = Some(agent.to_string());
     match translate(&input) {
-        Ok(Translation::Review(req)) => {
-            let resp = g.review(*req, "claude-code").await;
-            Json(output(&input.hook_event_name, &resp)).into_response()
+        Ok(Translation::Review(reqs)) => {
+            // Every file of a multi-file patch must be allowed; the first denial answers.
+            let mut last = None;
+            for req in reqs {
+                let resp = g.review(req, agent).await;
+                let denied = resp.decision != crate::verdict::Decision::Allow;
+                last = Some(resp);
+                if denied {
+                    break;
+                }
+            }
+            match last {
+                Some(resp) => Json(output(&input.hook_event_name, &resp)).into_response(),
+                None => {
+                    Json(deny_output(&input.hook_event_name, "nothing to review")).into_response()
+                }
+            }
         }
         Ok(Translation::Pass(_)) => Json(json!({})).into_response(),
         Err(e) => Json(deny_output(&input.hook_event_name, &e)).into_response(),

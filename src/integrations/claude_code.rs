@@ -46,13 +46,16 @@ pub struct HookInput {
     /// The subagent type, inside subagents.
     #[serde(default)]
     pub agent_type: Option<String>,
+    /// Which agent sent it (set by the endpoint: `claude-code` or `codex`).
+    #[serde(skip)]
+    pub agent: Option<String>,
 }
 
 /// What to do with a hook input.
 #[derive(Debug, Clone)]
 pub enum Translation {
-    /// Review this request.
-    Review(Box<ReviewRequest>),
+    /// Review these requests (one per file for a multi-file patch); all must be allowed.
+    Review(Vec<ReviewRequest>),
     /// A tool with no side effects guardian judges (TodoWrite, Task, …): no decision, Claude
     /// Code's own rules apply.
     Pass(String),
@@ -76,9 +79,73 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
     let tool = input.tool_name.as_deref().ok_or("tool_name is missing")?;
     let ti = input.tool_input.clone().unwrap_or(Value::Null);
     let cwd = input.cwd.clone();
+    if matches!(
+        tool,
+        "TodoWrite"
+            | "TodoRead"
+            | "Task"
+            | "ExitPlanMode"
+            | "BashOutput"
+            | "KillShell"
+            | "WebSearch"
+            | "SlashCommand"
+            | "Skill"
+            | "update_plan"
+    ) {
+        return Ok(Translation::Pass(format!(
+            "{tool} has no side effects guardian judges"
+        )));
+    }
+    let actions: Vec<Action> = match tool {
+        "apply_patch" => {
+            let patch = s(&ti, "command")
+                .or_else(|| s(&ti, "patch"))
+                .or_else(|| s(&ti, "input"))
+                .ok_or("tool_input.command (the patch) is missing for apply_patch")?;
+            patch_actions(&patch, cwd.as_deref())?
+        }
+        _ => vec![single_action(tool, &ti, &cwd)?],
+    };
+    let transcript_entries = input
+        .transcript_path
+        .as_deref()
+        .map(read_transcript)
+        .unwrap_or_default();
+    let intent = transcript_entries
+        .iter()
+        .find(|e| e.role == Role::User)
+        .map(|e| e.content.clone());
+    let agent = input.agent.clone().unwrap_or_else(|| "claude-code".into());
+    let session = SessionInfo {
+        id: input.session_id.clone(),
+        agent: Some(match &input.agent_type {
+            Some(a) => format!("{agent}/{a}"),
+            None => agent,
+        }),
+        workspace_roots: cwd.clone().into_iter().collect(),
+        sandbox: None,
+    };
+    Ok(Translation::Review(
+        actions
+            .into_iter()
+            .map(|action| ReviewRequest {
+                action,
+                session: Some(session.clone()),
+                intent: intent.clone(),
+                transcript: transcript_entries.clone(),
+                retry: None,
+                strict: false,
+            })
+            .collect(),
+    ))
+}
+
+/// The action of a single-target tool call.
+fn single_action(tool: &str, ti: &Value, cwd: &Option<String>) -> Result<Action, String> {
+    let cwd = cwd.clone();
     let need =
-        |key: &str| s(&ti, key).ok_or_else(|| format!("tool_input.{key} is missing for {tool}"));
-    let action = match tool {
+        |key: &str| s(ti, key).ok_or_else(|| format!("tool_input.{key} is missing for {tool}"));
+    Ok(match tool {
         "Bash" => Action::Shell {
             command: need("command")?,
             cwd: cwd.clone(),
@@ -90,14 +157,14 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
         "Write" => Action::Write {
             path: need("file_path")?,
             cwd: cwd.clone(),
-            content: s(&ti, "content"),
+            content: s(ti, "content"),
             diff: None,
         },
         "Edit" => Action::Write {
             path: need("file_path")?,
             cwd: cwd.clone(),
             content: None,
-            diff: Some(edit_diff(std::slice::from_ref(&ti))),
+            diff: Some(edit_diff(std::slice::from_ref(ti))),
         },
         "MultiEdit" => Action::Write {
             path: need("file_path")?,
@@ -112,12 +179,12 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
         "NotebookEdit" => Action::Write {
             path: need("notebook_path")?,
             cwd: cwd.clone(),
-            content: s(&ti, "new_source"),
+            content: s(ti, "new_source"),
             diff: None,
         },
         "WebFetch" => Action::Fetch { url: need("url")? },
         "Glob" | "Grep" | "LS" => Action::Read {
-            path: s(&ti, "path")
+            path: s(ti, "path")
                 .or_else(|| cwd.clone())
                 .unwrap_or_else(|| ".".into()),
             cwd: cwd.clone(),
@@ -133,39 +200,54 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
                 arguments: ti.clone(),
             }
         }
-        "TodoWrite" | "TodoRead" | "Task" | "ExitPlanMode" | "BashOutput" | "KillShell"
-        | "WebSearch" | "SlashCommand" | "Skill" => {
-            return Ok(Translation::Pass(format!(
-                "{tool} has no side effects guardian judges"
-            )));
-        }
         other => return Err(format!("tool {other:?} is not known to guardian")),
+    })
+}
+
+/// The files a Codex `apply_patch` body adds, updates, deletes or moves, as write actions.
+pub fn patch_actions(patch: &str, cwd: Option<&str>) -> Result<Vec<Action>, String> {
+    let mut actions: Vec<Action> = Vec::new();
+    let mut current: Option<(String, String)> = None;
+    let flush = |cur: &mut Option<(String, String)>, actions: &mut Vec<Action>| {
+        if let Some((path, body)) = cur.take() {
+            actions.push(Action::Write {
+                path,
+                cwd: cwd.map(str::to_string),
+                content: None,
+                diff: Some(body),
+            });
+        }
     };
-    let transcript = input
-        .transcript_path
-        .as_deref()
-        .map(read_transcript)
-        .unwrap_or_default();
-    let intent = transcript
+    for line in patch.lines() {
+        // A move's destination (`*** Move to:`) is written too, so it starts its own entry.
+        let header = [
+            "*** Add File: ",
+            "*** Update File: ",
+            "*** Delete File: ",
+            "*** Move to: ",
+        ]
         .iter()
-        .find(|e| e.role == Role::User)
-        .map(|e| e.content.clone());
-    Ok(Translation::Review(Box::new(ReviewRequest {
-        action,
-        session: Some(SessionInfo {
-            id: input.session_id.clone(),
-            agent: Some(match &input.agent_type {
-                Some(a) => format!("claude-code/{a}"),
-                None => "claude-code".into(),
-            }),
-            workspace_roots: cwd.into_iter().collect(),
-            sandbox: None,
-        }),
-        intent,
-        transcript,
-        retry: None,
-        strict: false,
-    })))
+        .find_map(|h| line.strip_prefix(h).map(|p| (*h, p.trim().to_string())));
+        match header {
+            Some((_, path)) => {
+                flush(&mut current, &mut actions);
+                current = Some((path, format!("{line}\n")));
+            }
+            None => {
+                if let Some((_, body)) = current.as_mut() {
+                    if !line.starts_with("*** End Patch") {
+                        body.push_str(line);
+                        body.push('\n');
+                    }
+                }
+            }
+        }
+    }
+    flush(&mut current, &mut actions);
+    if actions.is_empty() {
+        return Err("the patch names no file (*** Add/Update/Delete File:)".into());
+    }
+    Ok(actions)
 }
 
 /// `old_string`/`new_string` pairs as a readable diff.

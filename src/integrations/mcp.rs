@@ -90,18 +90,24 @@ pub async fn approve(args: &Value, decider: &dyn Decider, cwd: &str) -> Value {
         tool_name: Some(tool.to_string()),
         tool_input: Some(input.clone()),
         agent_type: None,
+        agent: None,
     };
     match translate(&hook) {
         Ok(Translation::Pass(_)) => json!({"behavior": "allow", "updatedInput": input}),
-        Ok(Translation::Review(req)) => match decider.decide(*req).await {
-            Ok(resp) if resp.decision == Decision::Allow => {
-                json!({"behavior": "allow", "updatedInput": input})
+        Ok(Translation::Review(reqs)) => {
+            for req in reqs {
+                match decider.decide(req).await {
+                    Ok(resp) if resp.decision == Decision::Allow => {}
+                    Ok(resp) => return deny(resp.message),
+                    Err(e) => {
+                        return deny(format!(
+                            "denied by guardian: no decision could be obtained ({e})"
+                        ));
+                    }
+                }
             }
-            Ok(resp) => deny(resp.message),
-            Err(e) => deny(format!(
-                "denied by guardian: no decision could be obtained ({e})"
-            )),
-        },
+            json!({"behavior": "allow", "updatedInput": input})
+        }
         Err(e) => deny(format!("denied by guardian: {e}")),
     }
 }

@@ -1,0 +1,171 @@
+//! Codex hooks: its PreToolUse shapes (Bash, apply_patch patches, MCP) through /v1/hooks/codex,
+//! and the README's config.toml command against a real server.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use axum::http::StatusCode;
+use common::*;
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_guardian");
+
+fn fixture(name: &str) -> Value {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/codex")
+        .join(name);
+    serde_json::from_str(&std::fs::read_to_string(p).expect("fixture")).expect("JSON")
+}
+
+fn decision(v: &Value) -> &str {
+    v["hookSpecificOutput"]["permissionDecision"]
+        .as_str()
+        .unwrap_or("")
+}
+
+const EDITS: &str = "[reviewer]\nbackend = \"none\"\n";
+
+#[tokio::test]
+async fn codex_shapes_are_translated_and_decided() {
+    let h = Harness::new(EDITS);
+    let call = |body: Value| {
+        let h = &h;
+        async move {
+            let (status, out) = h
+                .call(
+                    "POST",
+                    "/v1/hooks/codex",
+                    Some(body.to_string().into_bytes()),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK);
+            out
+        }
+    };
+    assert_eq!(
+        decision(&call(fixture("pretooluse-bash.json")).await),
+        "deny"
+    );
+    // A patch touching src/ and a git hook: the hook write is protected, so the patch is denied.
+    let out = call(fixture("pretooluse-apply-patch.json")).await;
+    assert_eq!(decision(&out), "deny");
+    assert_eq!(
+        decision(&call(fixture("pretooluse-mcp.json")).await),
+        "deny"
+    );
+    let recs = h.audit_records();
+    assert!(recs.iter().all(|r| r["agent"] == "codex"), "{recs:?}");
+    assert_eq!(recs[0]["session_id"], "019a-thread");
+    let patch_recs: Vec<&Value> = recs
+        .iter()
+        .filter(|r| r["action"]["kind"] == "write")
+        .collect();
+    assert_eq!(patch_recs[0]["action"]["path"], "src/lib.rs");
+    assert!(
+        patch_recs[0]["action"]["diff"]
+            .as_str()
+            .unwrap_or("")
+            .contains("+    let n = s.chars().count();")
+    );
+}
+
+#[tokio::test]
+async fn every_file_of_a_patch_must_be_allowed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = config_text(EDITS, &dir.path().join("a.jsonl"))
+        .replace("allow = [", "allow = [\"Edit(./src/**)\", ");
+    let cfg = guardian::Config::parse(&text, "guardian.toml").expect("parses");
+    let g = std::sync::Arc::new(guardian::Guardian::from_config(cfg).expect("builds"));
+    let router = guardian::server::router(g);
+    let send = |body: Value| {
+        let router = router.clone();
+        async move {
+            use http_body_util::BodyExt;
+            use tower::ServiceExt;
+            let req = axum::http::Request::builder()
+                .method("POST")
+                .uri("/v1/hooks/codex")
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(body.to_string()))
+                .expect("request");
+            let resp = router.oneshot(req).await.expect("answer");
+            let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+            serde_json::from_slice::<Value>(&bytes).expect("json")
+        }
+    };
+    // src/lib.rs, and a move from src/old.rs to src/new.rs: all inside Edit(./src/**).
+    assert_eq!(
+        decision(&send(fixture("pretooluse-apply-patch-src.json")).await),
+        "allow"
+    );
+    // The same with a git hook added: denied.
+    assert_eq!(
+        decision(&send(fixture("pretooluse-apply-patch.json")).await),
+        "deny"
+    );
+}
+
+#[test]
+fn the_readme_codex_config_blocks_through_a_real_server() {
+    let snippet: toml::Value = toml::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/codex/config.toml"),
+        )
+        .expect("snippet"),
+    )
+    .expect("valid TOML");
+    let group = &snippet["hooks"]["PreToolUse"][0];
+    assert_eq!(group["matcher"].as_str(), Some("Bash|apply_patch|mcp__.*"));
+    let command = group["hooks"][0]["command"].as_str().expect("command");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("guardian.toml");
+    std::fs::write(&cfg, format!("[policy]\ndeny = [\"Bash(git push *)\"]\nallow = [\"Bash(git status)\"]\n[audit]\npath = \"{}\"\n", dir.path().join("a.jsonl").display())).expect("config");
+    let mut server = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--config"])
+        .arg(&cfg)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut lines = BufReader::new(server.stderr.take().expect("stderr")).lines();
+    let addr = lines
+        .by_ref()
+        .take(50)
+        .map_while(Result::ok)
+        .find_map(|l| l.strip_prefix("guardian listening on ").map(str::to_string))
+        .expect("address");
+    std::thread::spawn(move || for _ in lines {});
+    let mut words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
+    let pos = words
+        .iter()
+        .position(|w| w == "--server")
+        .expect("--server");
+    words[pos + 1] = addr;
+    let run = |input: &Value| {
+        let mut child = Command::new(BIN)
+            .args(&words[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawns");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.to_string().as_bytes())
+            .expect("write");
+        child.wait_with_output().expect("runs")
+    };
+    let out = run(&fixture("pretooluse-bash.json"));
+    assert_eq!(out.status.code(), Some(0));
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(decision(&answer), "deny");
+    let _ = server.kill();
+    let _ = server.wait();
+    let out = run(&fixture("pretooluse-bash.json"));
+    assert_eq!(out.status.code(), Some(2), "server down: the hook blocks");
+}
