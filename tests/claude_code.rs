@@ -3,15 +3,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use axum::http::StatusCode;
 use common::*;
 use serde_json::{Value, json};
-
-const BIN: &str = env!("CARGO_BIN_EXE_guardian");
 
 fn fixture(name: &str) -> Value {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code");
@@ -206,32 +202,6 @@ async fn failures_are_2xx_denies_never_errors() {
     assert_eq!(decision(&out), "deny");
 }
 
-fn start_server(dir: &Path) -> (std::process::Child, String) {
-    let cfg = dir.join("guardian.toml");
-    std::fs::write(
-        &cfg,
-        format!("[policy]\ndeny = [\"Bash(git push *)\"]\nallow = [\"Bash(git status)\"]\n[audit]\npath = \"{}\"\n", dir.join("a.jsonl").display()),
-    )
-    .expect("config");
-    let mut child = Command::new(BIN)
-        .args(["serve", "--listen", "127.0.0.1:0", "--config"])
-        .arg(&cfg)
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("spawns");
-    let stderr = child.stderr.take().expect("stderr");
-    let mut lines = BufReader::new(stderr).lines();
-    let addr = lines
-        .by_ref()
-        .take(50)
-        .map_while(Result::ok)
-        .find_map(|l| l.strip_prefix("guardian listening on ").map(str::to_string))
-        .expect("address");
-    std::thread::spawn(move || for _ in lines {});
-    (child, addr)
-}
-
 /// Runs the `command` of the README's command-hook snippet, pointed at `server`.
 fn run_command_hook(server: &str, input: &Value) -> std::process::Output {
     let snippet: Value = serde_json::from_str(
@@ -252,26 +222,14 @@ fn run_command_hook(server: &str, input: &Value) -> std::process::Output {
         .position(|w| w == "--server")
         .expect("--server");
     words[pos + 1] = server.to_string();
-    let mut child = Command::new(BIN)
-        .args(&words[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawns");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.to_string().as_bytes())
-        .expect("write");
-    child.wait_with_output().expect("runs")
+    run_with_stdin(&words[1..], &input.to_string())
 }
 
 #[test]
 fn the_readme_snippets_work_against_a_real_server() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (mut server, addr) = start_server(dir.path());
+    let mut server = Server::start(dir.path(), PUSH_DENIED);
+    let addr = server.addr.clone();
     // The HTTP snippet names the endpoint the server serves.
     let http: Value = serde_json::from_str(
         &std::fs::read_to_string(
@@ -298,8 +256,7 @@ fn the_readme_snippets_work_against_a_real_server() {
     let out = run_command_hook(&addr, &fixture("pretooluse-bash-status.json"));
     let answer: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow");
-    let _ = server.kill();
-    let _ = server.wait();
+    server.stop();
     // With the server down, the command hook blocks: exit 2, the reason on stderr.
     let out = run_command_hook(&addr, &fixture("pretooluse-bash-status.json"));
     assert_eq!(out.status.code(), Some(2));

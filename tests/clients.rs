@@ -1,35 +1,11 @@
 //! The minimal Python and shell clients in integrations/, against a real server.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_guardian");
-
-fn start_server(dir: &Path) -> (std::process::Child, String) {
-    let cfg = dir.join("guardian.toml");
-    std::fs::write(
-        &cfg,
-        format!("[policy]\ndeny = [\"Bash(git push *)\"]\nallow = [\"Bash(git status)\"]\n[audit]\npath = \"{}\"\n", dir.join("a.jsonl").display()),
-    )
-    .expect("config");
-    let mut child = Command::new(BIN)
-        .args(["serve", "--listen", "127.0.0.1:0", "--config"])
-        .arg(&cfg)
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("spawns");
-    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let addr = lines
-        .by_ref()
-        .take(50)
-        .map_while(Result::ok)
-        .find_map(|l| l.strip_prefix("guardian listening on ").map(str::to_string))
-        .expect("address");
-    std::thread::spawn(move || for _ in lines {});
-    (child, addr)
-}
+use common::{PUSH_DENIED, Server};
 
 fn run(program: &str, script: &str, server: &str, words: &[&str]) -> (Option<i32>, String) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(script);
@@ -48,7 +24,8 @@ fn run(program: &str, script: &str, server: &str, words: &[&str]) -> (Option<i32
 #[test]
 fn python_and_shell_clients_allow_deny_and_fail_closed() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (mut server, addr) = start_server(dir.path());
+    let mut server = Server::start(dir.path(), PUSH_DENIED);
+    let addr = server.addr.clone();
     for (program, script) in [
         ("python3", "integrations/python/guardian_client.py"),
         ("bash", "integrations/shell/guardian-review.sh"),
@@ -60,8 +37,7 @@ fn python_and_shell_clients_allow_deny_and_fail_closed() {
         assert_eq!(code, Some(1), "{script}: {out}");
         assert!(out.contains("Bash(git push *)"));
     }
-    let _ = server.kill();
-    let _ = server.wait();
+    server.stop();
     for (program, script) in [
         ("python3", "integrations/python/guardian_client.py"),
         ("bash", "integrations/shell/guardian-review.sh"),

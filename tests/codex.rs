@@ -3,15 +3,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use axum::http::StatusCode;
 use common::*;
 use serde_json::Value;
-
-const BIN: &str = env!("CARGO_BIN_EXE_guardian");
 
 fn fixture(name: &str) -> Value {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -121,51 +117,20 @@ fn the_readme_codex_config_blocks_through_a_real_server() {
     assert_eq!(group["matcher"].as_str(), Some("Bash|apply_patch|mcp__.*"));
     let command = group["hooks"][0]["command"].as_str().expect("command");
     let dir = tempfile::tempdir().expect("tempdir");
-    let cfg = dir.path().join("guardian.toml");
-    std::fs::write(&cfg, format!("[policy]\ndeny = [\"Bash(git push *)\"]\nallow = [\"Bash(git status)\"]\n[audit]\npath = \"{}\"\n", dir.path().join("a.jsonl").display())).expect("config");
-    let mut server = Command::new(BIN)
-        .args(["serve", "--listen", "127.0.0.1:0", "--config"])
-        .arg(&cfg)
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("spawns");
-    let mut lines = BufReader::new(server.stderr.take().expect("stderr")).lines();
-    let addr = lines
-        .by_ref()
-        .take(50)
-        .map_while(Result::ok)
-        .find_map(|l| l.strip_prefix("guardian listening on ").map(str::to_string))
-        .expect("address");
-    std::thread::spawn(move || for _ in lines {});
+    let mut server = Server::start(dir.path(), PUSH_DENIED);
+    let addr = server.addr.clone();
     let mut words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
     let pos = words
         .iter()
         .position(|w| w == "--server")
         .expect("--server");
     words[pos + 1] = addr;
-    let run = |input: &Value| {
-        let mut child = Command::new(BIN)
-            .args(&words[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawns");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(input.to_string().as_bytes())
-            .expect("write");
-        child.wait_with_output().expect("runs")
-    };
+    let run = |input: &Value| run_with_stdin(&words[1..], &input.to_string());
     let out = run(&fixture("pretooluse-bash.json"));
     assert_eq!(out.status.code(), Some(0));
     let answer: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(decision(&answer), "deny");
-    let _ = server.kill();
-    let _ = server.wait();
+    server.stop();
     let out = run(&fixture("pretooluse-bash.json"));
     assert_eq!(out.status.code(), Some(2), "server down: the hook blocks");
 }

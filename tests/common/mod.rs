@@ -135,3 +135,78 @@ pub fn verdict(risk: &str, auth: &str, outcome: &str) -> String {
     })
     .to_string()
 }
+
+/// A `guardian serve` child process on a free loopback port, killed on drop.
+pub struct Server {
+    pub child: std::process::Child,
+    /// `http://127.0.0.1:PORT`
+    pub addr: String,
+}
+
+impl Server {
+    /// Starts the real binary with a policy (`[policy]` body) and an audit file in `dir`.
+    pub fn start(dir: &std::path::Path, policy: &str) -> Server {
+        use std::io::BufRead;
+        let cfg = dir.join("guardian.toml");
+        std::fs::write(
+            &cfg,
+            format!(
+                "[policy]\n{policy}\n[audit]\npath = \"{}\"\n",
+                dir.join("server-audit.jsonl").display()
+            ),
+        )
+        .expect("config");
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_guardian"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--config"])
+            .arg(&cfg)
+            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("spawns");
+        let stderr = child.stderr.take().expect("stderr");
+        let mut lines = std::io::BufReader::new(stderr).lines();
+        let addr = lines
+            .by_ref()
+            .take(50)
+            .map_while(Result::ok)
+            .find_map(|l| l.strip_prefix("guardian listening on ").map(str::to_string))
+            .expect("the server printed its address");
+        // Keep draining its log so it never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        Server { child, addr }
+    }
+
+    /// Stops the server now.
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The policy the server-based tests share.
+pub const PUSH_DENIED: &str = "deny = [\"Bash(git push *)\"]\nallow = [\"Bash(git status)\"]";
+
+/// Runs the binary with `args`, feeding `stdin`.
+pub fn run_with_stdin(args: &[String], stdin: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_guardian"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("runs")
+}
