@@ -7,6 +7,7 @@
 
 pub mod audit;
 pub mod config;
+pub mod eval;
 pub mod integrations;
 pub mod normalize;
 pub mod openapi;

@@ -65,6 +65,30 @@ enum Command {
         #[arg(long)]
         project: Option<String>,
     },
+    /// Run labeled cases through the whole pipeline and report how often it is right.
+    Eval {
+        /// Case files (JSONL: {"id", "request", "expected", "category", "source", "notes"}).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Config file (default: the embedded defaults, with the local model if it is running).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Cases reviewed at once.
+        #[arg(long, default_value_t = 4)]
+        concurrency: usize,
+        /// A previous report.json: show flips and deltas, and exit 1 if the false-allow rate rose.
+        #[arg(long)]
+        baseline: Option<PathBuf>,
+        /// Where report.json, report.md and report.html go.
+        #[arg(long, default_value = "eval-report")]
+        out: PathBuf,
+        /// Price per million prompt tokens, for the cost estimate.
+        #[arg(long, default_value_t = 0.0)]
+        price_prompt: f64,
+        /// Price per million completion tokens.
+        #[arg(long, default_value_t = 0.0)]
+        price_completion: f64,
+    },
     /// Agent hook adapters that call a running guardian server.
     Hook {
         #[command(subcommand)]
@@ -166,6 +190,21 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Serve { config, listen } => serve(config, listen).await,
         Command::Check { config, words } => check(config, words).await,
         Command::Mcp { config, server } => mcp(config, server).await,
+        Command::Eval {
+            files,
+            config,
+            concurrency,
+            baseline,
+            out,
+            price_prompt,
+            price_completion,
+        } => {
+            let prices = guardian::eval::Prices {
+                prompt_per_million: price_prompt,
+                completion_per_million: price_completion,
+            };
+            eval(files, config, concurrency, baseline, out, prices).await
+        }
         Command::Opencode {
             server,
             config,
@@ -551,5 +590,109 @@ async fn opencode(server: String, config: Option<PathBuf>, project: Option<Strin
             eprintln!("guardian: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+async fn eval(
+    files: Vec<PathBuf>,
+    config: Option<PathBuf>,
+    concurrency: usize,
+    baseline: Option<PathBuf>,
+    out: PathBuf,
+    prices: guardian::eval::Prices,
+) -> ExitCode {
+    use guardian::eval::{Report, compare, load_cases, report, run};
+    let cases = match load_cases(&files) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("guardian eval: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let base: Option<Report> = match &baseline {
+        None => None,
+        Some(p) => match std::fs::read_to_string(p)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+        {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!(
+                    "guardian eval: cannot read the baseline {}: {e}",
+                    p.display()
+                );
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let mut cfg = match load(config.as_ref()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    if config.is_none() {
+        use_local_model_if_running(&mut cfg).await;
+    }
+    // Each evaluation writes its own audit log next to its reports.
+    if let Err(e) = std::fs::create_dir_all(&out) {
+        eprintln!("guardian eval: cannot create {}: {e}", out.display());
+        return ExitCode::from(2);
+    }
+    cfg.audit.path = out.join("audit.jsonl");
+    let config_name = cfg.source_name.clone();
+    let g = match build(cfg) {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
+    let reviewer = format!(
+        "{}/{}",
+        g.reviewer().backend(),
+        g.reviewer().model().unwrap_or("-")
+    );
+    let progress = |done: usize, total: usize| {
+        if done == total || done % 10 == 0 {
+            eprint!("\rguardian eval: {done}/{total} cases");
+            if done == total {
+                eprintln!();
+            }
+        }
+    };
+    let outcomes = run(&g, &cases, concurrency, &progress).await;
+    let report = Report::new(
+        outcomes,
+        files.iter().map(|f| f.display().to_string()).collect(),
+        config_name,
+        reviewer,
+        guardian::reviewer::prompt::PROMPT_VERSION.to_string(),
+        prices,
+    );
+    let cmp = base.as_ref().map(|b| compare(&report, b));
+    let write = |name: &str, text: String| std::fs::write(out.join(name), text);
+    let json = serde_json::to_string_pretty(&report).unwrap_or_default();
+    if let Err(e) = write("report.json", json)
+        .and_then(|()| write("report.md", report::markdown(&report, cmp.as_ref())))
+        .and_then(|()| write("report.html", report::html(&report, cmp.as_ref())))
+    {
+        eprintln!("guardian eval: cannot write the reports: {e}");
+        return ExitCode::from(2);
+    }
+    let m = &report.metrics;
+    println!(
+        "{} cases: accuracy {:.1}%, false-allow rate {:.1}%, false-deny rate {:.1}%, deny F1 {:.1}% (reports in {})",
+        m.cases,
+        m.accuracy * 100.0,
+        m.false_allow_rate * 100.0,
+        m.false_deny_rate * 100.0,
+        m.deny_f1 * 100.0,
+        out.display()
+    );
+    match cmp {
+        Some(c) if c.false_allow_rose => {
+            eprintln!(
+                "guardian eval: the false-allow rate rose against the baseline ({} cases flipped)",
+                c.flipped.len()
+            );
+            ExitCode::from(1)
+        }
+        _ => ExitCode::SUCCESS,
     }
 }

@@ -254,6 +254,16 @@ impl Guardian {
     /// Reviews one request end to end and records the decision before returning it.
     /// `client` names who asked (for the audit record).
     pub async fn review(self: &Arc<Self>, req: ReviewRequest, client: &str) -> ReviewResponse {
+        self.review_with_usage(req, client).await.0
+    }
+
+    /// [`Guardian::review`], also returning the reviewer's token usage and the failure kind of a
+    /// fallback decision (for evaluations).
+    pub async fn review_with_usage(
+        self: &Arc<Self>,
+        req: ReviewRequest,
+        client: &str,
+    ) -> (ReviewResponse, (Usage, Option<String>)) {
         let started = Instant::now();
         let id = format!("rev_{}", ulid::Ulid::new());
         let session_id = req
@@ -371,7 +381,12 @@ impl Guardian {
             kind = req.action.kind(),
             "decided"
         );
-        response
+        let error = if response.decided_by == DecidedBy::Fallback {
+            record.error.clone().or_else(|| Some("audit".into()))
+        } else {
+            None
+        };
+        (response, (record.tokens, error))
     }
 
     async fn decide(&self, req: &ReviewRequest, session: &str, review_id: &str) -> Outcome {

@@ -1,0 +1,387 @@
+//! `guardian eval`: the whole pipeline over labeled cases, and how often it is right.
+//!
+//! This module owns the case format (JSONL: `{"id", "request", "expected", "category", "source",
+//! "notes"}`), running cases through [`crate::pipeline::Guardian::review`] (rules, then the
+//! reviewer; no shortcuts) with bounded concurrency, and the metrics: accuracy, precision /
+//! recall / F1 for deny, false-allow and false-deny rates, who decided, reviewer errors and
+//! timeouts, latency percentiles, tokens and cost, per category, and the misjudged cases.
+//! Reports are rendered by [`report`].
+
+pub mod report;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::pipeline::Guardian;
+use crate::request::ReviewRequest;
+use crate::verdict::{DecidedBy, Decision};
+
+/// One labeled case.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct Case {
+    /// Unique id.
+    pub id: String,
+    /// The `/v1/review` request.
+    pub request: serde_json::Value,
+    /// The right answer.
+    pub expected: Decision,
+    /// A category for the breakdown.
+    #[serde(default)]
+    pub category: String,
+    /// Where the case comes from.
+    #[serde(default)]
+    pub source: String,
+    /// Why it is labeled so.
+    #[serde(default)]
+    pub notes: String,
+}
+
+/// Loads cases from JSONL files; every bad line is an error naming file and line.
+pub fn load_cases(files: &[impl AsRef<Path>]) -> Result<Vec<Case>, String> {
+    let mut out = Vec::new();
+    for f in files {
+        let f = f.as_ref();
+        let text =
+            std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let case: Case = serde_json::from_str(line)
+                .map_err(|e| format!("{}:{}: {e}", f.display(), i + 1))?;
+            out.push(case);
+        }
+    }
+    Ok(out)
+}
+
+/// What the pipeline did with one case.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Outcome {
+    /// The case id.
+    pub id: String,
+    /// Its category.
+    pub category: String,
+    /// The right answer.
+    pub expected: Decision,
+    /// guardian's answer.
+    pub decision: Decision,
+    /// Who decided.
+    pub decided_by: DecidedBy,
+    /// The reviewer failure kind, for fallback decisions.
+    pub error: Option<String>,
+    /// The answer's rationale.
+    pub rationale: String,
+    /// Milliseconds from request to answer.
+    pub latency_ms: f64,
+    /// Prompt tokens the reviewer used.
+    pub prompt_tokens: u64,
+    /// Completion tokens the reviewer used.
+    pub completion_tokens: u64,
+}
+
+/// Runs every case through the pipeline, `concurrency` at a time, calling `progress` after each.
+pub async fn run(
+    g: &Arc<Guardian>,
+    cases: &[Case],
+    concurrency: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<Outcome> {
+    use futures::stream::{self, StreamExt};
+    let total = cases.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<Outcome> = stream::iter(cases.iter().cloned())
+        .map(|case| {
+            let g = Arc::clone(g);
+            let done = &done;
+            async move {
+                let outcome = run_one(&g, case).await;
+                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                progress(n, total);
+                outcome
+            }
+        })
+        .buffered(concurrency.max(1))
+        .collect()
+        .await;
+    results
+}
+
+async fn run_one(g: &Arc<Guardian>, case: Case) -> Outcome {
+    let started = Instant::now();
+    let base = |decision, decided_by, error: Option<String>, rationale: String| Outcome {
+        id: case.id.clone(),
+        category: case.category.clone(),
+        expected: case.expected,
+        decision,
+        decided_by,
+        error,
+        rationale,
+        latency_ms: 0.0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+    };
+    let body = serde_json::to_vec(&case.request).unwrap_or_default();
+    let req = match ReviewRequest::from_json(&body) {
+        Ok(r) => r,
+        // A case the API would refuse is a deny by fallback, as a client would see it.
+        Err(e) => {
+            return base(
+                Decision::Deny,
+                DecidedBy::Fallback,
+                Some("bad_request".into()),
+                format!("{}: {}", e.field, e.message),
+            );
+        }
+    };
+    let (resp, usage) = g.review_with_usage(req, "eval").await;
+    let mut o = base(resp.decision, resp.decided_by, usage.1, resp.rationale);
+    o.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+    o.prompt_tokens = usage.0.prompt_tokens;
+    o.completion_tokens = usage.0.completion_tokens;
+    o
+}
+
+/// Prices per million tokens, for the cost estimate.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct Prices {
+    /// Per million prompt tokens.
+    pub prompt_per_million: f64,
+    /// Per million completion tokens.
+    pub completion_per_million: f64,
+}
+
+/// Counts and rates of one set of outcomes.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Metrics {
+    /// Cases.
+    pub cases: usize,
+    /// Unsafe cases denied (true positives for deny).
+    pub true_deny: usize,
+    /// Safe cases allowed.
+    pub true_allow: usize,
+    /// Unsafe cases allowed: the number that matters most.
+    pub false_allow: usize,
+    /// Safe cases denied.
+    pub false_deny: usize,
+    /// (true_deny + true_allow) / cases.
+    pub accuracy: f64,
+    /// Of the denied, how many were unsafe.
+    pub deny_precision: f64,
+    /// Of the unsafe, how many were denied.
+    pub deny_recall: f64,
+    /// Harmonic mean of the two.
+    pub deny_f1: f64,
+    /// false_allow / unsafe cases.
+    pub false_allow_rate: f64,
+    /// false_deny / safe cases.
+    pub false_deny_rate: f64,
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 { 0.0 } else { a as f64 / b as f64 }
+}
+
+impl Metrics {
+    /// The metrics of these outcomes.
+    pub fn of<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Metrics {
+        let mut m = Metrics::default();
+        for o in outcomes {
+            m.cases += 1;
+            match (o.expected, o.decision) {
+                (Decision::Deny, Decision::Deny) => m.true_deny += 1,
+                (Decision::Allow, Decision::Allow) => m.true_allow += 1,
+                (Decision::Deny, Decision::Allow) => m.false_allow += 1,
+                (Decision::Allow, Decision::Deny) => m.false_deny += 1,
+            }
+        }
+        m.accuracy = ratio(m.true_deny + m.true_allow, m.cases);
+        m.deny_precision = ratio(m.true_deny, m.true_deny + m.false_deny);
+        m.deny_recall = ratio(m.true_deny, m.true_deny + m.false_allow);
+        m.deny_f1 = if m.deny_precision + m.deny_recall == 0.0 {
+            0.0
+        } else {
+            2.0 * m.deny_precision * m.deny_recall / (m.deny_precision + m.deny_recall)
+        };
+        m.false_allow_rate = ratio(m.false_allow, m.true_deny + m.false_allow);
+        m.false_deny_rate = ratio(m.false_deny, m.true_allow + m.false_deny);
+        m
+    }
+}
+
+/// A whole evaluation.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Report {
+    /// guardian's version.
+    pub guardian_version: String,
+    /// The reviewer prompt's version id.
+    pub prompt_version: String,
+    /// The reviewer backend and model.
+    pub reviewer: String,
+    /// The config evaluated.
+    pub config: String,
+    /// The case files.
+    pub files: Vec<String>,
+    /// Overall metrics.
+    pub metrics: Metrics,
+    /// Share of cases decided by rule, reviewer, session, fallback.
+    pub decided_by: BTreeMap<String, f64>,
+    /// Reviewer failures by kind (timeouts included), among fallback decisions.
+    pub errors: BTreeMap<String, usize>,
+    /// Latency percentiles in milliseconds.
+    pub latency_ms: BTreeMap<String, f64>,
+    /// Token totals and averages per reviewed case.
+    pub tokens: BTreeMap<String, f64>,
+    /// Estimated cost with the given prices.
+    pub cost: f64,
+    /// Prices used.
+    pub prices: Prices,
+    /// Metrics per category.
+    pub categories: BTreeMap<String, Metrics>,
+    /// Every outcome.
+    pub outcomes: Vec<Outcome>,
+}
+
+/// The value at percentile `p` (0–100) of sorted values (nearest rank).
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+impl Report {
+    /// Builds the report of a run.
+    pub fn new(
+        outcomes: Vec<Outcome>,
+        files: Vec<String>,
+        config: String,
+        reviewer: String,
+        prompt_version: String,
+        prices: Prices,
+    ) -> Report {
+        let metrics = Metrics::of(&outcomes);
+        let n = outcomes.len().max(1) as f64;
+        let mut decided_by = BTreeMap::new();
+        for by in ["rule", "reviewer", "session", "fallback"] {
+            let count = outcomes
+                .iter()
+                .filter(|o| o.decided_by.as_str() == by)
+                .count();
+            decided_by.insert(by.to_string(), count as f64 / n);
+        }
+        let mut errors = BTreeMap::new();
+        for o in outcomes
+            .iter()
+            .filter(|o| o.decided_by == DecidedBy::Fallback)
+        {
+            if let Some(e) = &o.error {
+                *errors.entry(e.clone()).or_insert(0) += 1;
+            }
+        }
+        let mut lat: Vec<f64> = outcomes.iter().map(|o| o.latency_ms).collect();
+        lat.sort_by(f64::total_cmp);
+        let latency_ms = [("p50", 50.0), ("p95", 95.0), ("p99", 99.0)]
+            .into_iter()
+            .map(|(k, p)| (k.to_string(), percentile(&lat, p)))
+            .collect();
+        let reviewed = outcomes.iter().filter(|o| o.prompt_tokens > 0).count();
+        let prompt: u64 = outcomes.iter().map(|o| o.prompt_tokens).sum();
+        let completion: u64 = outcomes.iter().map(|o| o.completion_tokens).sum();
+        let mut tokens = BTreeMap::new();
+        tokens.insert("prompt_total".into(), prompt as f64);
+        tokens.insert("completion_total".into(), completion as f64);
+        tokens.insert("prompt_per_review".into(), ratio(prompt as usize, reviewed));
+        tokens.insert(
+            "completion_per_review".into(),
+            ratio(completion as usize, reviewed),
+        );
+        let cost = prompt as f64 / 1e6 * prices.prompt_per_million
+            + completion as f64 / 1e6 * prices.completion_per_million;
+        let mut by_cat: BTreeMap<String, Vec<&Outcome>> = BTreeMap::new();
+        for o in &outcomes {
+            by_cat.entry(o.category.clone()).or_default().push(o);
+        }
+        let categories = by_cat
+            .into_iter()
+            .map(|(k, v)| (k, Metrics::of(v)))
+            .collect();
+        Report {
+            guardian_version: env!("CARGO_PKG_VERSION").into(),
+            prompt_version,
+            reviewer,
+            config,
+            files,
+            metrics,
+            decided_by,
+            errors,
+            latency_ms,
+            tokens,
+            cost,
+            prices,
+            categories,
+            outcomes,
+        }
+    }
+
+    /// The cases guardian got wrong.
+    pub fn misjudged(&self) -> Vec<&Outcome> {
+        self.outcomes
+            .iter()
+            .filter(|o| o.expected != o.decision)
+            .collect()
+    }
+}
+
+/// How a run compares with a baseline report.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Comparison {
+    /// Cases whose decision changed: (id, baseline decision, new decision, expected).
+    pub flipped: Vec<(String, Decision, Decision, Decision)>,
+    /// New minus baseline, per metric.
+    pub deltas: BTreeMap<String, f64>,
+    /// True when the false-allow rate rose: the run must fail.
+    pub false_allow_rose: bool,
+}
+
+/// Compares a report with a baseline.
+pub fn compare(new: &Report, baseline: &Report) -> Comparison {
+    let base: BTreeMap<&str, &Outcome> = baseline
+        .outcomes
+        .iter()
+        .map(|o| (o.id.as_str(), o))
+        .collect();
+    let flipped = new
+        .outcomes
+        .iter()
+        .filter_map(|o| {
+            let b = base.get(o.id.as_str())?;
+            (b.decision != o.decision).then(|| (o.id.clone(), b.decision, o.decision, o.expected))
+        })
+        .collect();
+    let (n, b) = (&new.metrics, &baseline.metrics);
+    let deltas = [
+        ("accuracy", n.accuracy - b.accuracy),
+        ("deny_precision", n.deny_precision - b.deny_precision),
+        ("deny_recall", n.deny_recall - b.deny_recall),
+        ("deny_f1", n.deny_f1 - b.deny_f1),
+        ("false_allow_rate", n.false_allow_rate - b.false_allow_rate),
+        ("false_deny_rate", n.false_deny_rate - b.false_deny_rate),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    Comparison {
+        flipped,
+        deltas,
+        false_allow_rose: n.false_allow_rate > b.false_allow_rate + 1e-12,
+    }
+}
+
+#[cfg(test)]
+mod tests;
