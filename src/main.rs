@@ -89,6 +89,11 @@ enum Command {
         #[arg(long, default_value_t = 0.0)]
         price_completion: f64,
     },
+    /// Convert datasets and recorded traces into eval cases (JSONL on stdout).
+    Traces {
+        #[command(subcommand)]
+        command: TracesCommand,
+    },
     /// Agent hook adapters that call a running guardian server.
     Hook {
         #[command(subcommand)]
@@ -125,6 +130,21 @@ enum HookAgent {
         /// Seconds to wait for the answer.
         #[arg(long, default_value_t = 120)]
         timeout: u64,
+    },
+}
+
+#[derive(Subcommand)]
+enum TracesCommand {
+    /// Import: `rjudge <rjudge.json>`, `redcode <indexN.json>…`, `nl2bash <all.nl> <all.cm>`.
+    Import {
+        /// rjudge, redcode or nl2bash.
+        format: String,
+        /// The input files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Most cases emitted (nl2bash).
+        #[arg(long, default_value_t = usize::MAX)]
+        limit: usize,
     },
 }
 
@@ -190,6 +210,14 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Serve { config, listen } => serve(config, listen).await,
         Command::Check { config, words } => check(config, words).await,
         Command::Mcp { config, server } => mcp(config, server).await,
+        Command::Traces {
+            command:
+                TracesCommand::Import {
+                    format,
+                    files,
+                    limit,
+                },
+        } => traces_import(&format, &files, limit),
         Command::Eval {
             files,
             config,
@@ -694,5 +722,63 @@ async fn eval(
             ExitCode::from(1)
         }
         _ => ExitCode::SUCCESS,
+    }
+}
+
+fn traces_import(format: &str, files: &[PathBuf], limit: usize) -> ExitCode {
+    use guardian::eval::traces;
+    let read = |p: &PathBuf| {
+        std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+    };
+    let json = |p: &PathBuf| {
+        read(p).and_then(|t| {
+            serde_json::from_str::<serde_json::Value>(&t)
+                .map_err(|e| format!("{}: {e}", p.display()))
+        })
+    };
+    let cases = match format {
+        "rjudge" => files
+            .iter()
+            .map(|f| json(f).and_then(|v| traces::from_rjudge(&v)))
+            .collect::<Result<Vec<_>, _>>()
+            .map(|v| v.concat()),
+        "redcode" => files
+            .iter()
+            .map(|f| {
+                let category = format!(
+                    "redcode-{}",
+                    f.file_stem().and_then(|s| s.to_str()).unwrap_or("x")
+                );
+                json(f).and_then(|v| traces::from_redcode(&v, &category))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(|v| v.concat()),
+        "nl2bash" => match files {
+            [nl, cm] => {
+                read(nl).and_then(|n| read(cm).map(|c| traces::from_nl2bash(&n, &c, limit)))
+            }
+            _ => Err("nl2bash takes two files: all.nl all.cm".into()),
+        },
+        other => Err(format!(
+            "unknown format {other:?} (rjudge, redcode, nl2bash)"
+        )),
+    };
+    match cases {
+        Ok(cases) => {
+            for c in cases.iter().take(limit) {
+                match serde_json::to_string(c) {
+                    Ok(line) => println!("{line}"),
+                    Err(e) => {
+                        eprintln!("guardian traces: {e}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("guardian traces: {e}");
+            ExitCode::from(2)
+        }
     }
 }

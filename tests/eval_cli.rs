@@ -99,3 +99,44 @@ fn eval_writes_three_reports_and_gates_on_the_false_allow_rate() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("bad.jsonl:1"));
 }
+
+mod common;
+
+#[tokio::test]
+async fn eval_through_a_fake_reviewer_counts_reviews_and_tokens() {
+    use common::*;
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let llm = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(completion(&verdict("low", "high", "allow"))),
+        )
+        .mount(&llm)
+        .await;
+    let h = Harness::new(&openai_reviewer(&llm.uri(), 10_000));
+    let cases = guardian::eval::load_cases(&[concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/eval/toy.jsonl"
+    )])
+    .expect("cases");
+    let outcomes = guardian::eval::run(&h.guardian, &cases, 2, &|_, _| {}).await;
+    let r = guardian::eval::Report::new(
+        outcomes,
+        vec![],
+        "t".into(),
+        "openai/test-model".into(),
+        "reviewer-v2".into(),
+        Default::default(),
+    );
+    // git push: denied by rule; git status: allowed by rule (the harness policy); the two others
+    // reach the fake reviewer, which allows them.
+    assert_eq!(r.decided_by["reviewer"], 0.5);
+    assert_eq!(r.tokens["prompt_total"], 642.0);
+    assert_eq!(r.tokens["prompt_per_review"], 321.0);
+    assert_eq!(
+        r.metrics.false_allow, 1,
+        "the 'unsafe' echo was allowed by the reviewer"
+    );
+}

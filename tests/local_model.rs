@@ -79,3 +79,44 @@ fn serve_without_config_picks_up_the_local_model() {
     assert!(picked, "guardian serve did not pick up the local model");
     assert!(addr.is_some());
 }
+
+#[test]
+#[ignore = "needs a local model server: scripts/local-model.sh serve --small (CI runs it)"]
+fn eval_runs_against_the_real_model() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("local.toml");
+    std::fs::write(
+        &cfg,
+        format!("[reviewer]\nbackend = \"openai\"\nbase_url = \"{}\"\nmodel = \"local\"\ntimeout_ms = 240000\n", model_url()),
+    )
+    .expect("config");
+    let out = dir.path().join("report");
+    let o = Command::new(BIN)
+        .args([
+            "eval",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/eval/toy.jsonl"),
+            "--concurrency",
+            "1",
+            "--config",
+        ])
+        .arg(&cfg)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("report"))
+            .expect("json");
+    // The two cases no rule decides were judged by the real model (whatever it thought).
+    assert!(
+        report["decided_by"]["reviewer"].as_f64().unwrap_or(0.0) > 0.0,
+        "{report}"
+    );
+    assert!(report["tokens"]["prompt_total"].as_f64().unwrap_or(0.0) > 100.0);
+}

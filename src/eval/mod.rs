@@ -8,6 +8,7 @@
 //! Reports are rendered by [`report`].
 
 pub mod report;
+pub mod traces;
 
 use std::collections::BTreeMap;
 use std::path::Path;
