@@ -8,18 +8,7 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use common::*;
 use serde_json::json;
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
-
-async fn fake_reviewer(response: ResponseTemplate) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(response)
-        .mount(&server)
-        .await;
-    server
-}
+use wiremock::{MockServer, ResponseTemplate};
 
 async fn reviewer_calls(server: &MockServer) -> usize {
     server.received_requests().await.map_or(0, |r| r.len())

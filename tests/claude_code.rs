@@ -107,16 +107,7 @@ async fn pretooluse_fixtures_get_the_right_decisions() {
 
 #[tokio::test]
 async fn the_transcript_reaches_the_reviewer() {
-    use wiremock::matchers::{method, path};
-    use wiremock::{Mock, MockServer, ResponseTemplate};
-    let llm = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_json(completion(&verdict("low", "high", "allow"))),
-        )
-        .mount(&llm)
-        .await;
+    let llm = allowing_reviewer().await;
     let h = Harness::new(&openai_reviewer(&llm.uri(), 10_000));
     let mut input = fixture("pretooluse-bash-push.json");
     input["tool_input"]["command"] = json!("make check");

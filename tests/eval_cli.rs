@@ -105,16 +105,7 @@ mod common;
 #[tokio::test]
 async fn eval_through_a_fake_reviewer_counts_reviews_and_tokens() {
     use common::*;
-    use wiremock::matchers::{method, path};
-    use wiremock::{Mock, MockServer, ResponseTemplate};
-    let llm = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_json(completion(&verdict("low", "high", "allow"))),
-        )
-        .mount(&llm)
-        .await;
+    let llm = allowing_reviewer().await;
     let h = Harness::new(&openai_reviewer(&llm.uri(), 10_000));
     let cases = guardian::eval::load_cases(&[concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -210,3 +210,24 @@ pub fn run_with_stdin(args: &[String], stdin: &str) -> std::process::Output {
         .expect("write stdin");
     child.wait_with_output().expect("runs")
 }
+
+/// A fake OpenAI-compatible reviewer on loopback answering every chat completion with `response`.
+pub async fn fake_reviewer(response: wiremock::ResponseTemplate) -> wiremock::MockServer {
+    use wiremock::matchers::{method, path};
+    let server = wiremock::MockServer::start().await;
+    wiremock::Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(response)
+        .mount(&server)
+        .await;
+    server
+}
+
+/// A fake reviewer that allows everything at low risk.
+pub async fn allowing_reviewer() -> wiremock::MockServer {
+    fake_reviewer(
+        wiremock::ResponseTemplate::new(200)
+            .set_body_json(completion(&verdict("low", "high", "allow"))),
+    )
+    .await
+}
