@@ -274,10 +274,18 @@ impl Guardian {
         // Decide on a separate task: a panic anywhere in a stage becomes a deny, never a crash.
         let me = Arc::clone(self);
         let req_for_task = req.clone();
-        let (session_for_task, id_for_task) = (session_id.clone(), id.clone());
+        // What makes two requests "the same action": computed once, for memory and the breaker.
+        let key = action_key(&req);
+        let (session_for_task, id_for_task, key_for_task) =
+            (session_id.clone(), id.clone(), key.clone());
         let task = async move {
-            me.decide(&req_for_task, &session_for_task, &id_for_task)
-                .await
+            me.decide(
+                &req_for_task,
+                &session_for_task,
+                &id_for_task,
+                &key_for_task,
+            )
+            .await
         };
         let over_quota = self
             .client_limiter
@@ -310,9 +318,7 @@ impl Guardian {
                 )
             }
         };
-        let interrupt = self
-            .sessions
-            .record(&session_id, &action_key(&req), outcome.decision);
+        let interrupt = self.sessions.record(&session_id, &key, outcome.decision);
         if let Some(why) = &interrupt {
             outcome.message.push_str(&format!(
                 "\nSTOP: {why} in this session. Do not try again or try alternatives: stop now and report to your user what you were trying to do and what was denied."
@@ -389,7 +395,13 @@ impl Guardian {
         (response, (record.tokens, error))
     }
 
-    async fn decide(&self, req: &ReviewRequest, session: &str, review_id: &str) -> Outcome {
+    async fn decide(
+        &self,
+        req: &ReviewRequest,
+        session: &str,
+        review_id: &str,
+        action_key: &str,
+    ) -> Outcome {
         let ctx = Context::of(req, &self.server_cwd, self.home.as_deref());
         let cwd = ctx.cwd.display().to_string();
         let action =
@@ -461,7 +473,7 @@ impl Guardian {
         }
         // Session memory: never in strict mode, never for a sandbox escalation.
         let use_memory = !req.strict && !sandbox_retry && self.sessions.memory_enabled();
-        let memory_key = format!("{}|{}", self.fingerprint, action_key(req));
+        let memory_key = format!("{}|{action_key}", self.fingerprint);
         if use_memory && let Some(r) = self.sessions.recall(session, &memory_key) {
             return Outcome {
                 decision: Decision::Allow,
