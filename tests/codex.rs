@@ -130,7 +130,84 @@ fn the_readme_codex_config_blocks_through_a_real_server() {
     assert_eq!(out.status.code(), Some(0));
     let answer: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(decision(&answer), "deny");
+    // The PermissionRequest hook runs the same command: a network approval for a host no rule
+    // allows is denied in PermissionRequest's output shape.
+    let perm = &snippet["hooks"]["PermissionRequest"][0];
+    assert_eq!(perm["matcher"].as_str(), Some("Bash"));
+    assert_eq!(perm["hooks"][0]["command"].as_str(), Some(command));
+    let out = run(&fixture("permissionrequest-network-unknown.json"));
+    assert_eq!(out.status.code(), Some(0));
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(answer["hookSpecificOutput"]["decision"]["behavior"], "deny");
     server.stop();
     let out = run(&fixture("pretooluse-bash.json"));
     assert_eq!(out.status.code(), Some(2), "server down: the hook blocks");
+}
+
+/// Codex network-access approvals (`network_approval_context: {host, protocol}`, inside
+/// `tool_input` or beside it): the command and the host must both be allowed.
+#[tokio::test]
+async fn network_access_approvals_judge_the_host() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = config_text(EDITS, &dir.path().join("a.jsonl"))
+        .replace(
+            "allow = [",
+            "allow = [\"Bash(pip install *)\", \"WebFetch(domain:pypi.org)\", ",
+        )
+        .replace("deny  = [", "deny  = [\"WebFetch(domain:pastebin.com)\", ");
+    let cfg = guardian::Config::parse(&text, "guardian.toml").expect("parses");
+    let g = std::sync::Arc::new(guardian::Guardian::from_config(cfg).expect("builds"));
+    let router = guardian::server::router(g);
+    let send = |body: Value| {
+        let router = router.clone();
+        async move {
+            use http_body_util::BodyExt;
+            use tower::ServiceExt;
+            let req = axum::http::Request::builder()
+                .method("POST")
+                .uri("/v1/hooks/codex")
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(body.to_string()))
+                .expect("request");
+            let resp = router.oneshot(req).await.expect("answer");
+            assert_eq!(resp.status(), StatusCode::OK);
+            let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+            serde_json::from_slice::<Value>(&bytes).expect("json")
+        }
+    };
+    let behavior = |v: &Value| {
+        v["hookSpecificOutput"]["decision"]["behavior"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    // pip install reaching pypi.org: both allowed by rules.
+    let out = send(fixture("permissionrequest-network-pypi.json")).await;
+    assert_eq!(behavior(&out), "allow", "{out}");
+    // The same command asking for pastebin.com (context beside tool_input): the host is denied.
+    let out = send(fixture("permissionrequest-network-paste.json")).await;
+    assert_eq!(behavior(&out), "deny", "{out}");
+    assert!(out.to_string().contains("pastebin.com"), "{out}");
+    // An unknown host over SOCKS5: no rule allows it, no reviewer: denied.
+    let out = send(fixture("permissionrequest-network-unknown.json")).await;
+    assert_eq!(behavior(&out), "deny", "{out}");
+    // Without the network context the same command is allowed: the host is what decided.
+    let mut plain = fixture("permissionrequest-network-unknown.json");
+    plain["tool_input"] = serde_json::json!({"command": "pip install requests"});
+    assert_eq!(behavior(&send(plain).await), "allow");
+    // A context without a host is refused with a deny naming the field.
+    let mut bad = fixture("permissionrequest-network-pypi.json");
+    bad["tool_input"]["network_approval_context"] = serde_json::json!({"protocol": "https"});
+    let out = send(bad).await;
+    assert_eq!(behavior(&out), "deny");
+    assert!(
+        out.to_string().contains("network_approval_context.host"),
+        "{out}"
+    );
+    let text = std::fs::read_to_string(dir.path().join("a.jsonl")).expect("audit");
+    assert!(text.contains("\"url\":\"https://pypi.org/\""), "{text}");
+    assert!(
+        text.contains("\"url\":\"socks5://unknown-mirror.example/\""),
+        "{text}"
+    );
 }

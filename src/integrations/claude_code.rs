@@ -46,6 +46,10 @@ pub struct HookInput {
     /// The subagent type, inside subagents.
     #[serde(default)]
     pub agent_type: Option<String>,
+    /// Codex: the host a network-access approval asks for (`{host, protocol}`), when Codex sends
+    /// it beside `tool_input` rather than inside it.
+    #[serde(default)]
+    pub network_approval_context: Option<Value>,
     /// Which agent sent it (set by the endpoint: `claude-code` or `codex`).
     #[serde(skip)]
     pub agent: Option<String>,
@@ -106,6 +110,16 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
         }
         _ => vec![single_action(tool, &ti, &cwd)?],
     };
+    let mut actions = actions;
+    let network = match &input.network_approval_context {
+        Some(ctx) if !ctx.is_null() => json!({ "network_approval_context": ctx }),
+        _ => ti.clone(),
+    };
+    if let Some(fetch) = network_action(&network)? {
+        // Codex asks for network access on behalf of a command: the command runs either way, so
+        // both the command and the host it wants to reach must be allowed.
+        actions.push(fetch);
+    }
     let transcript_entries = input
         .transcript_path
         .as_deref()
@@ -140,13 +154,47 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
     ))
 }
 
+/// The host a Codex network-access approval asks for, as a fetch action.
+///
+/// Codex's managed network proxy asks for approval when a command reaches a host the network
+/// policy does not cover; the request carries `network_approval_context: {host, protocol}` with
+/// protocol `http`, `https` (alias `https_connect`, `http-connect`), `socks5_tcp` or `socks5_udp`.
+/// It reaches hooks inside `tool_input` (and the app server's `networkApprovalContext`).
+fn network_action(ti: &Value) -> Result<Option<Action>, String> {
+    let Some(ctx) = ti
+        .get("network_approval_context")
+        .or_else(|| ti.get("networkApprovalContext"))
+        .filter(|v| !v.is_null())
+    else {
+        return Ok(None);
+    };
+    let host = s(ctx, "host")
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .ok_or("tool_input.network_approval_context.host is missing")?;
+    let scheme = match s(ctx, "protocol").as_deref() {
+        Some("http") | Some("Http") => "http",
+        Some("socks5_tcp") | Some("socks5_udp") | Some("Socks5Tcp") | Some("Socks5Udp") => "socks5",
+        // https, https_connect, http-connect, or missing: the common case is TLS through CONNECT.
+        _ => "https",
+    };
+    let url = format!("{scheme}://{host}/");
+    match url::Url::parse(&url) {
+        Ok(u) if u.host_str().is_some() => Ok(Some(Action::Fetch { url })),
+        _ => Err(format!(
+            "tool_input.network_approval_context.host {host:?} is not a valid host"
+        )),
+    }
+}
+
 /// The action of a single-target tool call.
 fn single_action(tool: &str, ti: &Value, cwd: &Option<String>) -> Result<Action, String> {
     let cwd = cwd.clone();
     let need =
         |key: &str| s(ti, key).ok_or_else(|| format!("tool_input.{key} is missing for {tool}"));
     Ok(match tool {
-        "Bash" => Action::Shell {
+        // Codex names its shell tool `Bash` in hook inputs; older builds and forks say `shell`.
+        "Bash" | "shell" | "exec_command" | "local_shell" => Action::Shell {
             command: need("command")?,
             cwd: cwd.clone(),
         },

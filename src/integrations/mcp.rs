@@ -90,6 +90,7 @@ pub async fn approve(args: &Value, decider: &dyn Decider, cwd: &str) -> Value {
         tool_name: Some(tool.to_string()),
         tool_input: Some(input.clone()),
         agent_type: None,
+        network_approval_context: None,
         agent: None,
     };
     match translate(&hook) {
