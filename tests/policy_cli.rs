@@ -245,3 +245,25 @@ justification = "infrastructure is changed through CI only"
         "{err}"
     );
 }
+
+/// The embedded default policy's own cases (`policies/default.tests.toml`) pass, and the count
+/// shows every case ran.
+#[test]
+fn the_default_policy_passes_its_cases() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cases = root.join("policies/default.tests.toml");
+    let n = std::fs::read_to_string(&cases)
+        .expect("cases")
+        .matches("[[case]]")
+        .count();
+    assert!(n >= 10, "{n}");
+    let o = Command::new(BIN)
+        .args(["policy", "test"])
+        .arg(&cases)
+        .current_dir(root)
+        .env("GUARDIAN_NO_LOCAL_MODEL", "1")
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains(&format!("{n} passed, 0 failed")), "{}", stdout(&o));
+}
