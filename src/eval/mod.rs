@@ -77,6 +77,9 @@ pub struct Outcome {
     pub error: Option<String>,
     /// The answer's rationale.
     pub rationale: String,
+    /// The reviewer's risk level, when the reviewer decided.
+    #[serde(default)]
+    pub risk_level: Option<crate::verdict::RiskLevel>,
     /// Milliseconds from request to answer.
     pub latency_ms: f64,
     /// Prompt tokens the reviewer used.
@@ -122,6 +125,7 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> Outcome {
         decided_by,
         error,
         rationale,
+        risk_level: None,
         latency_ms: 0.0,
         prompt_tokens: 0,
         completion_tokens: 0,
@@ -141,6 +145,7 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> Outcome {
     };
     let (resp, usage) = g.review_with_usage(req, "eval").await;
     let mut o = base(resp.decision, resp.decided_by, usage.1, resp.rationale);
+    o.risk_level = resp.risk_level;
     o.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
     o.prompt_tokens = usage.0.prompt_tokens;
     o.completion_tokens = usage.0.completion_tokens;

@@ -19,6 +19,7 @@ fn o(
         decided_by: by,
         error: (by == DecidedBy::Fallback).then(|| "timeout".to_string()),
         rationale: format!("why {id}"),
+        risk_level: None,
         latency_ms: ms,
         prompt_tokens: pt,
         completion_tokens: pt / 10,
@@ -76,7 +77,7 @@ fn report_shares_latency_tokens_cost_and_categories() {
         vec!["toy.jsonl".into()],
         "test".into(),
         "openai/m".into(),
-        "reviewer-v2".into(),
+        "reviewer-v3".into(),
         prices,
     );
     assert!((r.decided_by["rule"] - 0.3).abs() < 1e-9);

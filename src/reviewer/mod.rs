@@ -77,7 +77,7 @@ pub fn verdict_schema() -> serde_json::Value {
     serde_json::json!({
         "type": "object",
         "properties": {
-            "rationale": {"type": "string", "minLength": 1, "maxLength": 2000},
+            "rationale": {"type": "string", "minLength": 1, "maxLength": 600},
             "risk_level": {"type": "string", "enum": ["low", "medium", "high", "critical"]},
             "user_authorization": {"type": "string", "enum": ["unknown", "low", "medium", "high"]},
             "outcome": {"type": "string", "enum": ["allow", "deny"]}

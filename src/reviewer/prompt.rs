@@ -14,9 +14,9 @@ use crate::normalize::Context;
 use crate::request::ReviewRequest;
 
 /// The version id of the full-review system prompt.
-pub const PROMPT_VERSION: &str = "reviewer-v2";
+pub const PROMPT_VERSION: &str = "reviewer-v3";
 /// The full-review system prompt template (`{{TENANT_POLICY}}` is replaced).
-pub const SYSTEM_TEMPLATE: &str = include_str!("../../prompts/reviewer-v2.md");
+pub const SYSTEM_TEMPLATE: &str = include_str!("../../prompts/reviewer-v3.md");
 /// The tenant policy used when the config names none.
 pub const DEFAULT_TENANT_POLICY: &str = include_str!("../../prompts/tenant-policy-default.md");
 /// The version id of the first-pass prompt (two-stage review).
