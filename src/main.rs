@@ -88,6 +88,10 @@ enum Command {
         /// Price per million completion tokens.
         #[arg(long, default_value_t = 0.0)]
         price_completion: f64,
+        /// Label the unlabeled cases of the files by hand (from `traces import`) instead of
+        /// evaluating: each answer is saved at once.
+        #[arg(long)]
+        label: bool,
     },
     /// Convert datasets and recorded traces into eval cases (JSONL on stdout).
     Traces {
@@ -135,14 +139,15 @@ enum HookAgent {
 
 #[derive(Subcommand)]
 enum TracesCommand {
-    /// Import: `rjudge <rjudge.json>`, `redcode <indexN.json>…`, `nl2bash <all.nl> <all.cm>`.
+    /// Import: `rjudge <rjudge.json>`, `redcode <indexN.json>…`, `nl2bash <all.nl> <all.cm>`,
+    /// `claude-code <transcript.jsonl>…`, `codex <rollout.jsonl>…`.
     Import {
-        /// rjudge, redcode or nl2bash.
+        /// rjudge, redcode, nl2bash, claude-code or codex.
         format: String,
         /// The input files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Most cases emitted (nl2bash).
+        /// Most cases emitted.
         #[arg(long, default_value_t = usize::MAX)]
         limit: usize,
     },
@@ -226,7 +231,11 @@ async fn run(cli: Cli) -> ExitCode {
             out,
             price_prompt,
             price_completion,
+            label,
         } => {
+            if label {
+                return label_files(&files);
+            }
             let prices = guardian::eval::Prices {
                 prompt_per_million: price_prompt,
                 completion_per_million: price_completion,
@@ -676,15 +685,30 @@ async fn eval(
         g.reviewer().backend(),
         g.reviewer().model().unwrap_or("-")
     );
-    let progress = |done: usize, total: usize| {
-        if done == total || done % 10 == 0 {
-            eprint!("\rguardian eval: {done}/{total} cases");
-            if done == total {
-                eprintln!();
+    // A progress bar on a terminal; a line every 10 cases in logs (CI), where a bar would not draw.
+    use std::io::IsTerminal;
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(cases.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "guardian eval [{elapsed_precise}] {wide_bar} {pos}/{len} cases, eta {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let progress = |done: usize, total: usize| match &bar {
+        Some(bar) => bar.set_position(done as u64),
+        None => {
+            if done == total || done % 10 == 0 {
+                eprintln!("guardian eval: {done}/{total} cases");
             }
         }
     };
     let outcomes = run(&g, &cases, concurrency, &progress).await;
+    if let Some(bar) = &bar {
+        bar.finish();
+    }
     let report = Report::new(
         outcomes,
         files.iter().map(|f| f.display().to_string()).collect(),
@@ -725,6 +749,33 @@ async fn eval(
     }
 }
 
+fn label_files(files: &[PathBuf]) -> ExitCode {
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout();
+    let mut remaining = 0;
+    for f in files {
+        match guardian::eval::label::label_file(f, &mut input, &mut out) {
+            Ok(s) => {
+                remaining += s.remaining;
+                if s.quit {
+                    break;
+                }
+            }
+            Err(e) => {
+                eprintln!("guardian eval --label: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if remaining > 0 {
+        // Not an error: the labels given are saved; the exit code says the files are not ready.
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 fn traces_import(format: &str, files: &[PathBuf], limit: usize) -> ExitCode {
     use guardian::eval::traces;
     let read = |p: &PathBuf| {
@@ -759,8 +810,48 @@ fn traces_import(format: &str, files: &[PathBuf], limit: usize) -> ExitCode {
             }
             _ => Err("nl2bash takes two files: all.nl all.cm".into()),
         },
+        "claude-code" | "codex" => {
+            let mut imported = Vec::new();
+            for f in files {
+                let text = match read(f) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        eprintln!("guardian traces: {e}");
+                        return ExitCode::from(2);
+                    }
+                };
+                let source = f.display().to_string();
+                let got = if format == "codex" {
+                    guardian::eval::agent_traces::from_codex(&text, &source)
+                } else {
+                    guardian::eval::agent_traces::from_claude_code(&text, &source)
+                };
+                match got {
+                    Ok(c) => imported.extend(c),
+                    Err(e) => {
+                        eprintln!("guardian traces: {}: {e}", f.display());
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            let labeled = imported.iter().filter(|c| c.expected.is_some()).count();
+            for c in imported.iter().take(limit) {
+                match serde_json::to_string(c) {
+                    Ok(line) => println!("{line}"),
+                    Err(e) => {
+                        eprintln!("guardian traces: {e}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            eprintln!(
+                "guardian traces: {} cases, {labeled} labeled by a recorded human decision; label the rest with `guardian eval --label FILE`",
+                imported.len().min(limit)
+            );
+            return ExitCode::SUCCESS;
+        }
         other => Err(format!(
-            "unknown format {other:?} (rjudge, redcode, nl2bash)"
+            "unknown format {other:?} (rjudge, redcode, nl2bash, claude-code, codex)"
         )),
     };
     match cases {

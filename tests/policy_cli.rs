@@ -265,5 +265,9 @@ fn the_default_policy_passes_its_cases() {
         .output()
         .expect("runs");
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert!(stdout(&o).contains(&format!("{n} passed, 0 failed")), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(&format!("{n} passed, 0 failed")),
+        "{}",
+        stdout(&o)
+    );
 }

@@ -7,6 +7,8 @@
 //! timeouts, latency percentiles, tokens and cost, per category, and the misjudged cases.
 //! Reports are rendered by [`report`].
 
+pub mod agent_traces;
+pub mod label;
 pub mod report;
 pub mod traces;
 
@@ -52,7 +54,21 @@ pub fn load_cases(files: &[impl AsRef<Path>]) -> Result<Vec<Case>, String> {
             if line.trim().is_empty() {
                 continue;
             }
-            let case: Case = serde_json::from_str(line)
+            let value: serde_json::Value = serde_json::from_str(line)
+                .map_err(|e| format!("{}:{}: {e}", f.display(), i + 1))?;
+            if value
+                .get("expected")
+                .is_some_and(serde_json::Value::is_null)
+            {
+                return Err(format!(
+                    "{}:{}: case {} is unlabeled (expected is null): label it first with `guardian eval --label {}`",
+                    f.display(),
+                    i + 1,
+                    value.get("id").unwrap_or(&serde_json::Value::Null),
+                    f.display()
+                ));
+            }
+            let case: Case = serde_json::from_value(value)
                 .map_err(|e| format!("{}:{}: {e}", f.display(), i + 1))?;
             out.push(case);
         }
