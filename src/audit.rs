@@ -1,18 +1,24 @@
-//! Audit: the durable record of every decision.
+//! Audit: the durable, tamper-evident record of every decision.
 //!
 //! This module owns the audit log: a JSON-lines file, one record per decision, appended by one
 //! writer thread that groups concurrent records into a single write and `fdatasync` (group
 //! commit). [`AuditLog::append`] returns only after the record is on disk; the pipeline answers
-//! deny when it fails. A torn last line left by a crash is fenced off with a newline on open, so
-//! it can never merge with the next record.
+//! deny when it fails. Secrets are redacted ([`crate::redact`]) before a record leaves the
+//! request task. Each record carries `seq` (1, 2, …), `prev` (the previous record's hash; 64
+//! zeros for the first) and, last, `hash`: the SHA-256 of the record's line with the `hash` field
+//! left out, so editing, removing or reordering records breaks the chain ([`verify`]). A torn last
+//! line left by a crash mid-write was never acknowledged: it is cut off on open, and the chain
+//! continues from the last whole record.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::redact::Redactor;
 use crate::request::{Action, Retry};
 use crate::reviewer::{Usage, UserAuthorization};
 use crate::verdict::{DecidedBy, Decision, RiskLevel, RuleRef};
@@ -21,6 +27,10 @@ use crate::verdict::{DecidedBy, Decision, RiskLevel, RuleRef};
 const QUEUE: usize = 4096;
 /// Records written per group commit, at most.
 const BATCH: usize = 256;
+/// The `prev` of the first record.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+/// `,"hash":"` + 64 hex digits + `"}`: how every chained line ends.
+const HASH_SUFFIX_LEN: usize = 9 + 64 + 2;
 
 /// One decision as recorded.
 #[derive(Debug, Clone, Serialize)]
@@ -88,11 +98,25 @@ type Job = (Vec<u8>, oneshot::Sender<io::Result<()>>);
 pub struct AuditLog {
     tx: mpsc::Sender<Job>,
     path: PathBuf,
+    redactor: std::sync::Arc<Redactor>,
+}
+
+/// Where the chain stands: the last record's sequence number and hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Chain {
+    seq: u64,
+    prev: String,
 }
 
 impl AuditLog {
-    /// Opens (creating if needed) the log at `path` and starts its writer thread.
+    /// Opens (creating if needed) the log at `path` and starts its writer thread, with the
+    /// built-in secret patterns.
     pub fn open(path: &Path) -> io::Result<AuditLog> {
+        AuditLog::open_with(path, Redactor::default())
+    }
+
+    /// Opens the log with the given redactor.
+    pub fn open_with(path: &Path, redactor: Redactor) -> io::Result<AuditLog> {
         if let Some(parent) = path.parent()
             && !parent.as_os_str().is_empty()
         {
@@ -103,14 +127,16 @@ impl AuditLog {
             .read(true)
             .append(true)
             .open(path)?;
-        fence_torn_tail(&mut file)?;
+        cut_torn_tail(&mut file)?;
+        let chain = last_link(&mut file)?;
         let (tx, rx) = mpsc::channel::<Job>(QUEUE);
         std::thread::Builder::new()
             .name("guardian-audit".into())
-            .spawn(move || writer(file, rx))?;
+            .spawn(move || writer(file, rx, chain))?;
         Ok(AuditLog {
             tx,
             path: path.to_path_buf(),
+            redactor: std::sync::Arc::new(redactor),
         })
     }
 
@@ -119,38 +145,129 @@ impl AuditLog {
         &self.path
     }
 
-    /// Appends one record and waits until it is on disk.
+    /// Appends one record (secrets redacted, chained) and waits until it is on disk.
     pub async fn append(&self, record: &AuditRecord) -> io::Result<()> {
-        let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
-        line.push(b'\n');
+        let body = serde_json::to_vec(record).map_err(io::Error::other)?;
+        let body = self.redactor.redact_json(&body);
         let (done_tx, done_rx) = oneshot::channel();
         self.tx
-            .send((line, done_tx))
+            .send((body, done_tx))
             .await
             .map_err(|_| io::Error::other("audit writer has stopped"))?;
         done_rx
             .await
             .map_err(|_| io::Error::other("audit writer dropped the record"))?
     }
+
+    /// Waits until every record appended before this call is on disk (used at shutdown).
+    pub async fn flush(&self) -> io::Result<()> {
+        let (done_tx, done_rx) = oneshot::channel();
+        self.tx
+            .send((Vec::new(), done_tx))
+            .await
+            .map_err(|_| io::Error::other("audit writer has stopped"))?;
+        done_rx
+            .await
+            .map_err(|_| io::Error::other("audit writer dropped the flush"))?
+    }
 }
 
-/// If the file ends mid-line (a crash during a write), end that line so it stays separate.
-fn fence_torn_tail(file: &mut File) -> io::Result<()> {
+/// If the file ends mid-line (a crash during a write), cut that line off: it was never
+/// acknowledged (a record is acknowledged only after its whole batch is synced).
+fn cut_torn_tail(file: &mut File) -> io::Result<()> {
     let len = file.metadata()?.len();
     if len == 0 {
         return Ok(());
     }
-    file.seek(SeekFrom::Start(len - 1))?;
-    let mut last = [0u8; 1];
-    file.read_exact(&mut last)?;
-    if last[0] != b'\n' {
-        file.write_all(b"\n")?;
-        file.sync_data()?;
+    let mut pos = len;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let start = pos.saturating_sub(buf.len() as u64);
+        let n = (pos - start) as usize;
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut buf[..n])?;
+        if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
+            let keep = start + i as u64 + 1;
+            if keep != len {
+                file.set_len(keep)?;
+                file.sync_data()?;
+            }
+            return Ok(());
+        }
+        if start == 0 {
+            // One torn line and nothing else.
+            file.set_len(0)?;
+            file.sync_data()?;
+            return Ok(());
+        }
+        pos = start;
     }
-    Ok(())
 }
 
-fn writer(mut file: File, mut rx: mpsc::Receiver<Job>) {
+/// The chain position after the file's last record (the file ends with a newline or is empty).
+fn last_link(file: &mut File) -> io::Result<Chain> {
+    let len = file.metadata()?.len();
+    let genesis = Chain {
+        seq: 0,
+        prev: GENESIS.to_string(),
+    };
+    if len == 0 {
+        return Ok(genesis);
+    }
+    // Read backwards until the last line is whole.
+    let mut window: u64 = 64 * 1024;
+    loop {
+        let start = len.saturating_sub(window);
+        let mut buf = vec![0u8; (len - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut buf)?;
+        let body = &buf[..buf.len() - 1]; // without the final newline
+        let line = match body.iter().rposition(|&b| b == b'\n') {
+            Some(i) => &body[i + 1..],
+            None if start == 0 => body,
+            None => {
+                window *= 2;
+                continue;
+            }
+        };
+        return Ok(match parse_link(line) {
+            Some((seq, hash)) => Chain { seq, prev: hash },
+            // A log written before records were chained: a new chain starts after it.
+            None => genesis,
+        });
+    }
+}
+
+/// `(seq, hash)` of a chained line.
+fn parse_link(line: &[u8]) -> Option<(u64, String)> {
+    let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+    Some((
+        v.get("seq")?.as_u64()?,
+        v.get("hash")?.as_str()?.to_string(),
+    ))
+}
+
+/// Splices `seq` and `prev` into a serialized record and appends `hash`: the finished line.
+fn chain_line(body: &[u8], chain: &mut Chain) -> io::Result<Vec<u8>> {
+    if body.len() < 2 || body[0] != b'{' || body[body.len() - 1] != b'}' {
+        return Err(io::Error::other("an audit record must be a JSON object"));
+    }
+    let seq = chain.seq + 1;
+    let mut unhashed = format!("{{\"seq\":{seq},\"prev\":\"{}\"", chain.prev).into_bytes();
+    if body.len() > 2 {
+        unhashed.push(b',');
+    }
+    unhashed.extend_from_slice(&body[1..]);
+    let hash = hex::encode(Sha256::digest(&unhashed));
+    let mut line = unhashed;
+    line.pop(); // the closing brace
+    line.extend_from_slice(format!(",\"hash\":\"{hash}\"}}\n").as_bytes());
+    chain.seq = seq;
+    chain.prev = hash;
+    Ok(line)
+}
+
+fn writer(mut file: File, mut rx: mpsc::Receiver<Job>, mut chain: Chain) {
     while let Some(first) = rx.blocking_recv() {
         let mut batch = vec![first];
         while batch.len() < BATCH {
@@ -159,17 +276,135 @@ fn writer(mut file: File, mut rx: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        let mut buf = Vec::with_capacity(batch.iter().map(|(l, _)| l.len()).sum());
-        for (line, _) in &batch {
-            buf.extend_from_slice(line);
+        let mut buf = Vec::with_capacity(batch.iter().map(|(l, _)| l.len() + 160).sum());
+        let before = chain.clone();
+        let mut results = Vec::with_capacity(batch.len());
+        for (body, _) in &batch {
+            if body.is_empty() {
+                results.push(Ok(())); // a flush marker
+                continue;
+            }
+            match chain_line(body, &mut chain) {
+                Ok(line) => {
+                    buf.extend_from_slice(&line);
+                    results.push(Ok(()));
+                }
+                Err(e) => results.push(Err(e)),
+            }
         }
-        let result = file.write_all(&buf).and_then(|()| file.sync_data());
-        for (_, done) in batch {
-            let r = match &result {
-                Ok(()) => Ok(()),
-                Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
+        let written = file.write_all(&buf).and_then(|()| file.sync_data());
+        if let Err(e) = &written {
+            // Nothing of this batch is acknowledged; cut whatever part of it reached the file so
+            // the next batch continues the chain from the last acknowledged record.
+            let _ = cut_torn_tail(&mut file);
+            chain = last_link(&mut file).unwrap_or(before);
+            tracing::error!(error = %e, "audit write failed");
+        }
+        for ((_, done), r) in batch.into_iter().zip(results) {
+            let r = match (&written, r) {
+                (Ok(()), r) => r,
+                (Err(e), _) => Err(io::Error::new(e.kind(), e.to_string())),
             };
             let _ = done.send(r);
         }
     }
+}
+
+/// What [`verify`] found in a whole, unbroken chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifySummary {
+    /// Records checked.
+    pub records: u64,
+    /// The last record's hash (the chain head), or [`GENESIS`] for an empty log.
+    pub head: String,
+}
+
+/// The first record that breaks the chain.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {reason}")]
+pub struct VerifyError {
+    /// 1-based line number in the file.
+    pub line: u64,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+/// Checks every record of the log at `path`: valid JSON, `seq` counting up from 1, `prev` equal
+/// to the previous record's `hash`, and `hash` equal to the SHA-256 of the line without it.
+pub fn verify(path: &Path) -> Result<VerifySummary, VerifyError> {
+    let file = File::open(path).map_err(|e| VerifyError {
+        line: 0,
+        reason: format!("cannot open {}: {e}", path.display()),
+    })?;
+    let mut reader = io::BufReader::new(file);
+    let mut chain = Chain {
+        seq: 0,
+        prev: GENESIS.to_string(),
+    };
+    let mut line_no = 0u64;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| VerifyError {
+                line: line_no + 1,
+                reason: format!("cannot read: {e}"),
+            })?;
+        if n == 0 {
+            break;
+        }
+        line_no += 1;
+        let bad = |reason: String| VerifyError {
+            line: line_no,
+            reason,
+        };
+        if line.last() != Some(&b'\n') {
+            return Err(bad("the last record is incomplete (no newline)".into()));
+        }
+        let text = &line[..line.len() - 1];
+        let v: serde_json::Value =
+            serde_json::from_slice(text).map_err(|e| bad(format!("not JSON: {e}")))?;
+        let seq = v.get("seq").and_then(serde_json::Value::as_u64);
+        let prev = v.get("prev").and_then(serde_json::Value::as_str);
+        let hash = v.get("hash").and_then(serde_json::Value::as_str);
+        let (Some(seq), Some(prev), Some(hash)) = (seq, prev, hash) else {
+            return Err(bad(
+                "the record is not chained (seq, prev or hash missing)".into()
+            ));
+        };
+        if seq != chain.seq + 1 {
+            return Err(bad(format!(
+                "seq is {seq}, expected {}: a record was removed, added or moved",
+                chain.seq + 1
+            )));
+        }
+        if prev != chain.prev {
+            return Err(bad(format!(
+                "prev is {prev}, but the previous record's hash is {}",
+                chain.prev
+            )));
+        }
+        if text.len() < HASH_SUFFIX_LEN
+            || !text.ends_with(format!("\"hash\":\"{hash}\"}}").as_bytes())
+        {
+            return Err(bad("hash is not the record's last field".into()));
+        }
+        let mut unhashed = text[..text.len() - HASH_SUFFIX_LEN].to_vec();
+        unhashed.push(b'}');
+        let actual = hex::encode(Sha256::digest(&unhashed));
+        if actual != hash {
+            return Err(bad(format!(
+                "the record was modified: its hash is {actual}, it says {hash}"
+            )));
+        }
+        chain = Chain {
+            seq,
+            prev: hash.to_string(),
+        };
+    }
+    Ok(VerifySummary {
+        records: chain.seq,
+        head: chain.prev,
+    })
 }

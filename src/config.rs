@@ -343,12 +343,35 @@ pub struct AuditConfig {
     /// The JSON-lines file decisions are appended to.
     #[serde(default = "default_audit_path")]
     pub path: PathBuf,
+    /// Redact well-known secrets (API keys, tokens, private keys, …) from records.
+    #[serde(default = "yes")]
+    pub redact: bool,
+    /// More regexes whose matches are redacted (`[REDACTED:custom]`).
+    #[serde(default)]
+    pub redact_patterns: Vec<String>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for AuditConfig {
     fn default() -> Self {
         AuditConfig {
             path: default_audit_path(),
+            redact: true,
+            redact_patterns: Vec::new(),
+        }
+    }
+}
+
+impl AuditConfig {
+    /// The redactor these settings describe.
+    pub fn redactor(&self) -> Result<crate::redact::Redactor, String> {
+        if self.redact {
+            crate::redact::Redactor::new(&self.redact_patterns)
+        } else {
+            Ok(crate::redact::Redactor::none())
         }
     }
 }
@@ -493,6 +516,9 @@ impl Config {
         }
         if self.reviewer.timeout_ms == 0 {
             return Err(invalid("reviewer.timeout_ms", "must be greater than 0"));
+        }
+        if let Err(e) = self.audit.redactor() {
+            return Err(invalid("audit.redact_patterns", &e));
         }
         if self.reviewer.backend != BackendKind::None {
             match url::Url::parse(&self.reviewer.base_url) {

@@ -13,6 +13,7 @@ pub mod normalize;
 pub mod openapi;
 pub mod pipeline;
 pub mod policy;
+pub mod redact;
 pub mod request;
 pub mod reviewer;
 pub mod server;

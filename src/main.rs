@@ -103,6 +103,38 @@ enum Command {
         #[command(subcommand)]
         agent: HookAgent,
     },
+    /// Query the audit log (filters below), or check its hash chain (`audit verify`).
+    Audit {
+        /// Config file whose [audit] path is read (default: the embedded defaults).
+        #[arg(long, global = true)]
+        config: Option<PathBuf>,
+        /// The audit file (overrides the config's path).
+        #[arg(long, global = true)]
+        file: Option<PathBuf>,
+        /// Only this session.
+        #[arg(long)]
+        session: Option<String>,
+        /// Only records at or after this time (RFC 3339, e.g. 2026-11-30T10:00:00Z).
+        #[arg(long)]
+        since: Option<String>,
+        /// Only records before this time (RFC 3339).
+        #[arg(long)]
+        until: Option<String>,
+        /// Only allow or deny.
+        #[arg(long)]
+        decision: Option<String>,
+        /// Only decisions by rule, reviewer, session or fallback.
+        #[arg(long)]
+        decided_by: Option<String>,
+        /// Only this client.
+        #[arg(long)]
+        client: Option<String>,
+        /// The last N matching records, at most.
+        #[arg(long)]
+        limit: Option<usize>,
+        #[command(subcommand)]
+        command: Option<AuditCommand>,
+    },
     /// Print the effective rules with their sources (or explain, test, import).
     Policy {
         /// Config file (default: the embedded policies/default.toml).
@@ -135,6 +167,12 @@ enum HookAgent {
         #[arg(long, default_value_t = 120)]
         timeout: u64,
     },
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Check the hash chain; exit 1 naming the first bad record.
+    Verify,
 }
 
 #[derive(Subcommand)]
@@ -253,6 +291,41 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Hook {
             agent: HookAgent::Codex { server, timeout },
         } => forward_hook(&server, "codex", timeout).await,
+        Command::Audit {
+            config,
+            file,
+            session,
+            since,
+            until,
+            decision,
+            decided_by,
+            client,
+            limit,
+            command,
+        } => {
+            let path = match file {
+                Some(f) => f,
+                None => match load(config.as_ref()) {
+                    Ok(c) => c.audit.path,
+                    Err(code) => return code,
+                },
+            };
+            match command {
+                Some(AuditCommand::Verify) => audit_verify(&path),
+                None => audit_query(
+                    &path,
+                    &AuditFilter {
+                        session,
+                        since,
+                        until,
+                        decision,
+                        decided_by,
+                        client,
+                    },
+                    limit,
+                ),
+            }
+        }
         Command::Policy { config, command } => match command {
             None => policy(config),
             Some(PolicyCommand::Explain { cwd, words }) => explain(config, cwd, words),
@@ -747,6 +820,127 @@ async fn eval(
         }
         _ => ExitCode::SUCCESS,
     }
+}
+
+fn audit_verify(path: &std::path::Path) -> ExitCode {
+    match guardian::audit::verify(path) {
+        Ok(s) => {
+            println!(
+                "{}: {} records, chain intact, head {}",
+                path.display(),
+                s.records,
+                s.head
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) if e.line == 0 => {
+            eprintln!("guardian audit verify: {}", e.reason);
+            ExitCode::from(2)
+        }
+        Err(e) => {
+            eprintln!(
+                "guardian audit verify: {}: first bad record at {e}",
+                path.display()
+            );
+            ExitCode::from(1)
+        }
+    }
+}
+
+struct AuditFilter {
+    session: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+    decision: Option<String>,
+    decided_by: Option<String>,
+    client: Option<String>,
+}
+
+fn audit_query(path: &std::path::Path, f: &AuditFilter, limit: Option<usize>) -> ExitCode {
+    use std::io::BufRead;
+    let time =
+        |flag: &str, t: &Option<String>| -> Result<Option<chrono::DateTime<chrono::Utc>>, String> {
+            t.as_deref()
+                .map(|t| {
+                    chrono::DateTime::parse_from_rfc3339(t)
+                        .map(|d| d.with_timezone(&chrono::Utc))
+                        .map_err(|e| format!("--{flag} {t:?} is not an RFC 3339 time: {e}"))
+                })
+                .transpose()
+        };
+    let (since, until) = match (time("since", &f.since), time("until", &f.until)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("guardian audit: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    for (flag, value, allowed) in [
+        ("decision", &f.decision, &["allow", "deny"][..]),
+        (
+            "decided-by",
+            &f.decided_by,
+            &["rule", "reviewer", "session", "fallback"][..],
+        ),
+    ] {
+        if let Some(v) = value
+            && !allowed.contains(&v.as_str())
+        {
+            eprintln!(
+                "guardian audit: --{flag} must be one of {}",
+                allowed.join(", ")
+            );
+            return ExitCode::from(2);
+        }
+    }
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("guardian audit: cannot open {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    let field =
+        |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+    let mut matched: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    for line in std::io::BufReader::new(file).lines() {
+        let Ok(line) = line else { continue };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        let eq = |want: &Option<String>, key: &str| {
+            want.as_ref()
+                .is_none_or(|w| field(&v, key).as_deref() == Some(w.as_str()))
+        };
+        if !(eq(&f.session, "session_id")
+            && eq(&f.decision, "decision")
+            && eq(&f.decided_by, "decided_by")
+            && eq(&f.client, "client"))
+        {
+            continue;
+        }
+        if since.is_some() || until.is_some() {
+            let Some(t) = field(&v, "time")
+                .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
+                .map(|d| d.with_timezone(&chrono::Utc))
+            else {
+                continue;
+            };
+            if since.is_some_and(|s| t < s) || until.is_some_and(|u| t >= u) {
+                continue;
+            }
+        }
+        matched.push_back(line);
+        if let Some(n) = limit
+            && matched.len() > n
+        {
+            matched.pop_front();
+        }
+    }
+    for line in matched {
+        println!("{line}");
+    }
+    ExitCode::SUCCESS
 }
 
 fn label_files(files: &[PathBuf]) -> ExitCode {

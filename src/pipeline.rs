@@ -175,9 +175,15 @@ impl Guardian {
             own_files.push(absolute(Path::new(&config.source_name)));
         }
         let policy = Policy::from_config(&config, own_files).map_err(SetupError::Policy)?;
-        let audit = AuditLog::open(&config.audit.path).map_err(|source| SetupError::Audit {
+        let redactor = config.audit.redactor().map_err(|e| SetupError::Audit {
             path: config.audit.path.display().to_string(),
-            source,
+            source: std::io::Error::other(e),
+        })?;
+        let audit = AuditLog::open_with(&config.audit.path, redactor).map_err(|source| {
+            SetupError::Audit {
+                path: config.audit.path.display().to_string(),
+                source,
+            }
         })?;
         let sessions = Sessions::new(
             config.breaker.clone(),

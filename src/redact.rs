@@ -1,0 +1,258 @@
+//! Secret redaction for what guardian writes down (audit records).
+//!
+//! This module owns the well-known secret patterns: cloud keys (AWS, Google), API keys
+//! (OpenAI, Anthropic, GitHub, GitLab, Slack, Stripe), JWTs, bearer tokens, credentials in URLs,
+//! `password=`-style assignments and PEM private-key blocks. [`Redactor::redact_json`] rewrites a
+//! serialized JSON document in place: every pattern stays inside one JSON string (none can match
+//! a quote or a lone backslash), so the output is still valid JSON and each secret becomes
+//! `[REDACTED:<kind>]`.
+
+use regex::Regex;
+
+/// The compiled patterns.
+#[derive(Debug, Clone)]
+pub struct Redactor {
+    rules: Vec<(Regex, String)>,
+}
+
+/// (kind, pattern, replacement template). `$k` keeps a captured prefix (`k`).
+const BUILT_IN: &[(&str, &str, &str)] = &[
+    (
+        "private_key",
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[^\x22\\]|\\[^\x22])*?-----END [A-Z0-9 ]*PRIVATE KEY-----",
+        "[REDACTED:private_key]",
+    ),
+    (
+        "aws_access_key",
+        r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+        "[REDACTED:aws_access_key]",
+    ),
+    (
+        "aws_secret_key",
+        r"(?i)(?P<k>aws_secret_access_key[\x22']?\s*[=:]\s*[\x22']?)[A-Za-z0-9/+=]{40}",
+        "${k}[REDACTED:aws_secret_key]",
+    ),
+    (
+        "google_api_key",
+        r"\bAIza[0-9A-Za-z_-]{35}",
+        "[REDACTED:google_api_key]",
+    ),
+    (
+        "anthropic_key",
+        r"\bsk-ant-[A-Za-z0-9_-]{20,}",
+        "[REDACTED:anthropic_key]",
+    ),
+    (
+        "openai_key",
+        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+        "[REDACTED:openai_key]",
+    ),
+    (
+        "github_token",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+        "[REDACTED:github_token]",
+    ),
+    (
+        "gitlab_token",
+        r"\bglpat-[A-Za-z0-9_-]{20,}",
+        "[REDACTED:gitlab_token]",
+    ),
+    (
+        "slack_token",
+        r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
+        "[REDACTED:slack_token]",
+    ),
+    (
+        "stripe_key",
+        r"\b(?:sk|rk)_live_[0-9A-Za-z]{16,}",
+        "[REDACTED:stripe_key]",
+    ),
+    (
+        "jwt",
+        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        "[REDACTED:jwt]",
+    ),
+    (
+        "bearer_token",
+        r"(?i)(?P<k>\bbearer\s+)[A-Za-z0-9._~+/-]{12,}=*",
+        "${k}[REDACTED:bearer_token]",
+    ),
+    (
+        "url_credentials",
+        r"(?P<k>\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^\s:/@\x22\\]+:[^\s/@\x22\\]+@",
+        "${k}[REDACTED:url_credentials]@",
+    ),
+    (
+        "password_assignment",
+        r"(?i)(?P<k>\b[A-Za-z0-9_.-]*?(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)[\x22']?\s*[=:]\s*[\x22']?)[^\s\x22'\\,;&|]{6,}",
+        "${k}[REDACTED:secret]",
+    ),
+];
+
+impl Default for Redactor {
+    fn default() -> Self {
+        Redactor::new(&[]).unwrap_or(Redactor { rules: Vec::new() })
+    }
+}
+
+impl Redactor {
+    /// The built-in patterns plus `extra` (regexes whose matches become `[REDACTED:custom]`).
+    /// An invalid extra pattern is an error naming it.
+    pub fn new(extra: &[String]) -> Result<Redactor, String> {
+        let mut rules = Vec::new();
+        for (kind, pattern, replacement) in BUILT_IN {
+            let re = Regex::new(pattern)
+                .map_err(|e| format!("built-in redaction pattern {kind}: {e}"))?;
+            rules.push((re, (*replacement).to_string()));
+        }
+        for p in extra {
+            // Custom patterns must not cross a JSON string boundary either.
+            if p.contains('"') {
+                return Err(format!(
+                    "redaction pattern {p:?} must not match a double quote"
+                ));
+            }
+            let re = Regex::new(p).map_err(|e| format!("redaction pattern {p:?}: {e}"))?;
+            rules.push((re, "[REDACTED:custom]".to_string()));
+        }
+        Ok(Redactor { rules })
+    }
+
+    /// A redactor that changes nothing (`[audit] redact = false`).
+    pub fn none() -> Redactor {
+        Redactor { rules: Vec::new() }
+    }
+
+    /// `text` with every secret replaced.
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = std::borrow::Cow::Borrowed(text);
+        for (re, replacement) in &self.rules {
+            if let std::borrow::Cow::Owned(s) = re.replace_all(&out, replacement.as_str()) {
+                out = std::borrow::Cow::Owned(s);
+            }
+        }
+        out.into_owned()
+    }
+
+    /// A serialized JSON document with every secret inside its strings replaced. The result is
+    /// checked to still be JSON; if it were not (a custom pattern matching an escape), the
+    /// document is redacted value by value instead.
+    pub fn redact_json(&self, json: &[u8]) -> Vec<u8> {
+        let Ok(text) = std::str::from_utf8(json) else {
+            return json.to_vec();
+        };
+        let out = self.redact(text);
+        if out.len() == text.len() && out == text {
+            return json.to_vec();
+        }
+        if serde_json::from_str::<serde::de::IgnoredAny>(&out).is_ok() {
+            return out.into_bytes();
+        }
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(mut v) => {
+                self.redact_value(&mut v);
+                serde_json::to_vec(&v).unwrap_or_else(|_| json.to_vec())
+            }
+            Err(_) => json.to_vec(),
+        }
+    }
+
+    fn redact_value(&self, v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::String(s) => *s = self.redact(s),
+            serde_json::Value::Array(a) => a.iter_mut().for_each(|x| self.redact_value(x)),
+            serde_json::Value::Object(o) => o.values_mut().for_each(|x| self.redact_value(x)),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(s: &str) -> String {
+        Redactor::default().redact(s)
+    }
+
+    #[test]
+    fn well_known_secrets_are_redacted() {
+        let cases = [
+            ("AKIAIOSFODNN7EXAMPLE", "aws_access_key"),
+            (
+                "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                "aws_secret_key",
+            ),
+            ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "google_api_key"),
+            (
+                "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345",
+                "anthropic_key",
+            ),
+            ("sk-proj-abcdefghijklmnopqrstuvwxyz012345", "openai_key"),
+            ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "github_token"),
+            ("glpat-abcdefghijklmnopqrst", "gitlab_token"),
+            ("xoxb-1234567890-abcdefghij", "slack_token"),
+            ("sk_live_abcdefghijklmnop1234", "stripe_key"),
+            (
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+                "jwt",
+            ),
+            (
+                "Authorization: Bearer abcdef0123456789abcdef",
+                "bearer_token",
+            ),
+            (
+                "https://alice:s3cr3tpass@example.com/repo.git",
+                "url_credentials",
+            ),
+            ("DB_PASSWORD=hunter22hunter", "secret"),
+        ];
+        for (secret, kind) in cases {
+            let out = r(&format!("echo {secret} | tee x"));
+            assert!(
+                out.contains(&format!("[REDACTED:{kind}]")),
+                "{secret} → {out}"
+            );
+            assert!(
+                out.starts_with("echo ") && out.ends_with(" | tee x"),
+                "{out}"
+            );
+        }
+        // Ordinary text is left alone.
+        for plain in [
+            "git push origin main",
+            "cargo test --workspace",
+            "ls -la ~/.ssh",
+        ] {
+            assert_eq!(r(plain), plain);
+        }
+    }
+
+    #[test]
+    fn json_stays_json_and_keys_stay_keys() {
+        let record = serde_json::json!({
+            "action": {"kind": "write", "path": "id_rsa",
+                "content": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n-----END OPENSSH PRIVATE KEY-----\n"},
+            "intent": "use token ghp_abcdefghijklmnopqrstuvwxyz0123456789 and \"quote\"",
+            "n": 3
+        });
+        let bytes = serde_json::to_vec(&record).expect("json");
+        let out = Redactor::default().redact_json(&bytes);
+        let v: serde_json::Value = serde_json::from_slice(&out).expect("still JSON");
+        assert_eq!(v["action"]["content"], "[REDACTED:private_key]\n", "{v}");
+        assert_eq!(
+            v["intent"],
+            "use token [REDACTED:github_token] and \"quote\""
+        );
+        assert_eq!(v["n"], 3);
+        assert_eq!(v["action"]["path"], "id_rsa");
+    }
+
+    #[test]
+    fn custom_patterns_are_checked() {
+        let red = Redactor::new(&["ACME-[0-9]{6}".to_string()]).expect("valid");
+        assert_eq!(red.redact("id ACME-123456"), "id [REDACTED:custom]");
+        assert!(Redactor::new(&["(".to_string()]).is_err());
+        assert!(Redactor::new(&["\"x".to_string()]).is_err());
+    }
+}
