@@ -223,8 +223,10 @@ fn main() -> ExitCode {
     } else {
         "warn"
     });
+    // 8 MiB stacks (tokio's default is 2 MiB): a margin for recursive parsers on every thread.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(8 * 1024 * 1024)
         .build()
     {
         Ok(r) => r,

@@ -315,17 +315,32 @@ fn edit_diff(edits: &[Value]) -> String {
 /// Reads a Claude Code JSONL transcript (the last lines of it) into transcript entries. An
 /// unreadable or malformed file yields what could be read: the transcript is evidence, not input
 /// guardian depends on.
+///
+/// The path comes from the hook input, so only a regular file whose name ends in `.jsonl` is
+/// read (never a device, FIFO or directory, never `/etc/shadow`), and at most its last
+/// `MAX_TRANSCRIPT_BYTES`.
 pub fn read_transcript(path: &str) -> Vec<TranscriptEntry> {
+    use std::io::Read;
+    if !path.ends_with(".jsonl") {
+        return Vec::new();
+    }
     let Ok(mut file) = std::fs::File::open(path) else {
         return Vec::new();
     };
-    if let Ok(meta) = file.metadata()
-        && meta.len() > MAX_TRANSCRIPT_BYTES
-    {
+    let Ok(meta) = file.metadata() else {
+        return Vec::new();
+    };
+    if !meta.is_file() {
+        return Vec::new();
+    }
+    if meta.len() > MAX_TRANSCRIPT_BYTES {
         use std::io::{Seek, SeekFrom};
         let _ = file.seek(SeekFrom::Start(meta.len() - MAX_TRANSCRIPT_BYTES));
     }
-    let lines: Vec<String> = BufReader::new(file).lines().map_while(Result::ok).collect();
+    let lines: Vec<String> = BufReader::new(file.take(MAX_TRANSCRIPT_BYTES))
+        .lines()
+        .map_while(Result::ok)
+        .collect();
     let start = lines.len().saturating_sub(MAX_TRANSCRIPT_LINES);
     let mut out = Vec::new();
     for line in &lines[start..] {

@@ -490,6 +490,11 @@ fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, String> {
     Ok(toks)
 }
 
+/// Lists nested in a `.rules` file, at most (the parser recurses per level).
+const MAX_LIST_DEPTH: usize = 16;
+/// Prefixes one `prefix_rule` may expand into through its alternatives, at most.
+const MAX_EXPANSION: usize = 1024;
+
 struct StarParser {
     toks: Vec<(Tok, usize)>,
     pos: usize,
@@ -520,8 +525,15 @@ impl StarParser {
         }
     }
     fn value(&mut self) -> Result<Val, String> {
+        self.value_at(0)
+    }
+    fn value_at(&mut self, depth: usize) -> Result<Val, String> {
         match self.next() {
             Some(Tok::Str(s)) => Ok(Val::Str(s)),
+            Some(Tok::Punct('[')) if depth >= MAX_LIST_DEPTH => Err(format!(
+                "line {}: lists nested deeper than {MAX_LIST_DEPTH}",
+                self.line()
+            )),
             Some(Tok::Punct('[')) => {
                 let mut items = Vec::new();
                 loop {
@@ -529,7 +541,7 @@ impl StarParser {
                         self.pos += 1;
                         break;
                     }
-                    items.push(self.value()?);
+                    items.push(self.value_at(depth + 1)?);
                     match self.next() {
                         Some(Tok::Punct(',')) => {}
                         Some(Tok::Punct(']')) => break,
@@ -646,7 +658,17 @@ pub fn import_codex(text: &str, file: &str) -> Result<Imported, String> {
             Some(Val::Str(j)) => Some(j.clone()),
             _ => None,
         };
-        // Expand alternatives into every combination of tokens.
+        // Expand alternatives into every combination of tokens (bounded: 20 pairs of
+        // alternatives would be a million rules).
+        let combinations = pattern.iter().try_fold(1usize, |n, element| match element {
+            Val::List(l) => n.checked_mul(l.len().max(1)),
+            Val::Str(_) => Some(n),
+        });
+        if combinations.is_none_or(|n| n > MAX_EXPANSION) {
+            return Err(format!(
+                "{source}: the alternatives expand into more than {MAX_EXPANSION} prefixes"
+            ));
+        }
         let mut prefixes: Vec<Vec<String>> = vec![Vec::new()];
         for element in pattern {
             let alts: Vec<String> = match element {
@@ -749,8 +771,11 @@ pub fn to_toml(imported: &Imported) -> String {
         "# translated from {} by `guardian policy import`\n",
         imported.format
     );
+    // Comments end at a line break: one inside an imported key or note must not start a line
+    // of TOML.
+    let one_line = |t: &str| t.replace(['\n', '\r'], " ");
     for w in &imported.warnings {
-        s.push_str(&format!("# note: {w}\n"));
+        s.push_str(&format!("# note: {}\n", one_line(w)));
     }
     s.push_str("[policy]\n");
     for (key, effect) in [
@@ -767,7 +792,7 @@ pub fn to_toml(imported: &Imported) -> String {
         for r in rules {
             let quoted =
                 serde_json::to_string(&r.pattern).unwrap_or_else(|_| format!("{:?}", r.pattern));
-            s.push_str(&format!("  {quoted},  # {}\n", r.source));
+            s.push_str(&format!("  {quoted},  # {}\n", one_line(&r.source)));
         }
         s.push_str("]\n");
     }

@@ -25,6 +25,8 @@ use self::wrappers::{Inner, basename, program_name};
 pub const MAX_INPUT_BYTES: usize = 64 * 1024;
 /// Deepest bracket nesting parsed (brush-parser is exponential on some unbalanced inputs).
 pub const MAX_NESTING: usize = 12;
+/// Compound-command keywords and brackets in one script, at most (see [`parse`]).
+pub const MAX_OPENERS: usize = 64;
 /// Deepest nesting of scripts inside scripts (`bash -c "bash -c '…'"`).
 pub const MAX_SCRIPT_DEPTH: usize = 6;
 /// Most simple commands analysed in one line.
@@ -119,6 +121,16 @@ pub fn parse(text: &str) -> Result<ast::Program, String> {
             "brackets nested {depth} deep (limit {MAX_NESTING})"
         ));
     }
+    // brush-parser recurses once per nested compound command, and a stack overflow aborts the
+    // process (catch_unwind cannot stop it): `if if if …` 400 deep killed the server. Quoted
+    // closers can fool a depth count, so bound the number of openers instead: nesting can never
+    // exceed it.
+    let openers = openers(text);
+    if openers > MAX_OPENERS {
+        return Err(format!(
+            "{openers} compound commands and brackets (limit {MAX_OPENERS})"
+        ));
+    }
     let options = brush_parser::ParserOptions::default();
     let result = std::panic::catch_unwind(|| {
         let mut parser = brush_parser::Parser::new(Cursor::new(text), &options);
@@ -129,6 +141,23 @@ pub fn parse(text: &str) -> Result<ast::Program, String> {
         Ok(Err(e)) => Err(e.to_string()),
         Err(_) => Err("the parser failed on this input".into()),
     }
+}
+
+/// Words and characters that open a nested construct, counted anywhere in the text (quotes
+/// ignored: an overcount only refuses to parse, which sends the command to review).
+fn openers(text: &str) -> usize {
+    const KEYWORDS: [&str; 8] = [
+        "if", "while", "until", "for", "case", "select", "function", "coproc",
+    ];
+    let brackets = text
+        .chars()
+        .filter(|c| matches!(c, '(' | '{' | '[' | '`'))
+        .count();
+    let keywords = text
+        .split(|c: char| c.is_whitespace() || ";&|<>()`{}".contains(c))
+        .filter(|w| KEYWORDS.contains(w))
+        .count();
+    brackets + keywords
 }
 
 /// Deepest bracket nesting of a text, quotes ignored (an overestimate is fine: it only refuses).

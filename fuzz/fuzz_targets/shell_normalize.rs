@@ -1,0 +1,12 @@
+//! Fuzz target `shell_normalize`: shell command lines (parsing, wrappers, default policy).
+//!
+//! This file owns only the libFuzzer entry point. The code it runs is
+//! `guardian_fuzz::shell_normalize` (fuzz/src/lib.rs), which tests/fuzz_corpus.rs also replays on
+//! stable over the saved corpus: change the logic there, never here, so the two stay in sync.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    guardian_fuzz::shell_normalize(data);
+});
