@@ -39,6 +39,9 @@ pub struct Config {
     /// `[limits]`: request and reviewer quotas.
     #[serde(default)]
     pub limits: LimitsConfig,
+    /// `[auth]`: who may ask.
+    #[serde(default)]
+    pub auth: AuthConfig,
     /// The name rule sources are given under (the config's path as the user gave it).
     #[serde(skip)]
     pub source_name: String,
@@ -57,6 +60,27 @@ pub struct ServerConfig {
     /// Largest accepted request body in bytes (413 beyond it).
     #[serde(default = "default_max_body")]
     pub max_body_bytes: usize,
+    /// Largest request head (request line and headers) in bytes (431 beyond it; at least 8192).
+    #[serde(default = "default_max_header")]
+    pub max_header_bytes: usize,
+    /// Requests handled at once; beyond it the answer is 503 with Retry-After (load shedding).
+    #[serde(default = "default_max_concurrent")]
+    pub max_concurrent_requests: usize,
+    /// Open connections at most; beyond it new connections are closed at once.
+    #[serde(default = "default_max_connections")]
+    pub max_connections: usize,
+    /// A client must send a request's whole head within this many ms (slowloris protection).
+    #[serde(default = "default_header_timeout")]
+    pub header_read_timeout_ms: u64,
+    /// A client must send the whole body within this many ms after its head.
+    #[serde(default = "default_body_timeout")]
+    pub body_read_timeout_ms: u64,
+    /// Backstop for a whole request; 0: the reviewer's `timeout_ms` plus 10 s.
+    #[serde(default)]
+    pub request_timeout_ms: u64,
+    /// On SIGTERM, how long in-flight reviews may still finish before the rest are denied.
+    #[serde(default = "default_shutdown_grace")]
+    pub shutdown_grace_ms: u64,
 }
 
 impl Default for ServerConfig {
@@ -64,8 +88,53 @@ impl Default for ServerConfig {
         ServerConfig {
             listen: default_listen(),
             max_body_bytes: default_max_body(),
+            max_header_bytes: default_max_header(),
+            max_concurrent_requests: default_max_concurrent(),
+            max_connections: default_max_connections(),
+            header_read_timeout_ms: default_header_timeout(),
+            body_read_timeout_ms: default_body_timeout(),
+            request_timeout_ms: 0,
+            shutdown_grace_ms: default_shutdown_grace(),
         }
     }
+}
+
+fn default_max_header() -> usize {
+    16 * 1024
+}
+fn default_max_concurrent() -> usize {
+    1024
+}
+fn default_max_connections() -> usize {
+    16 * 1024
+}
+fn default_header_timeout() -> u64 {
+    10_000
+}
+fn default_body_timeout() -> u64 {
+    10_000
+}
+fn default_shutdown_grace() -> u64 {
+    30_000
+}
+
+/// `[auth]`: bearer tokens, stored as SHA-256 hashes.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthConfig {
+    /// `[[auth.tokens]]`: with any, every request but `/healthz` needs a valid token.
+    #[serde(default)]
+    pub tokens: Vec<TokenConfig>,
+}
+
+/// One `[[auth.tokens]]` entry.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenConfig {
+    /// The client's name: in audit records, logs, metrics and rate limits.
+    pub client: String,
+    /// Hex SHA-256 of the token (`printf %s "$TOKEN" | sha256sum`).
+    pub sha256: String,
 }
 
 fn default_listen() -> String {
@@ -480,6 +549,47 @@ impl Config {
         }
         if self.server.max_body_bytes == 0 {
             return Err(invalid("server.max_body_bytes", "must be greater than 0"));
+        }
+        if self.server.max_header_bytes < 8192 {
+            return Err(invalid("server.max_header_bytes", "must be at least 8192"));
+        }
+        for (key, v) in [
+            (
+                "server.max_concurrent_requests",
+                self.server.max_concurrent_requests as u64,
+            ),
+            ("server.max_connections", self.server.max_connections as u64),
+            (
+                "server.header_read_timeout_ms",
+                self.server.header_read_timeout_ms,
+            ),
+            (
+                "server.body_read_timeout_ms",
+                self.server.body_read_timeout_ms,
+            ),
+        ] {
+            if v == 0 {
+                return Err(invalid(key, "must be greater than 0"));
+            }
+        }
+        let mut clients = std::collections::HashSet::new();
+        for (i, t) in self.auth.tokens.iter().enumerate() {
+            let key = format!("auth.tokens[{i}]");
+            if t.client.trim().is_empty() {
+                return Err(invalid(&format!("{key}.client"), "must not be empty"));
+            }
+            if !clients.insert(t.client.as_str()) {
+                return Err(invalid(
+                    &format!("{key}.client"),
+                    &format!("client {:?} is listed twice", t.client),
+                ));
+            }
+            if t.sha256.len() != 64 || !t.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(invalid(
+                    &format!("{key}.sha256"),
+                    "must be the 64 hex digits of the token's SHA-256 (printf %s \"$TOKEN\" | sha256sum), never the token itself",
+                ));
+            }
         }
         if self.policy.remote_code == Effect::Allow {
             return Err(invalid(

@@ -9,6 +9,7 @@ pub mod audit;
 pub mod config;
 pub mod eval;
 pub mod integrations;
+pub mod metrics;
 pub mod normalize;
 pub mod openapi;
 pub mod pipeline;

@@ -621,13 +621,14 @@ async fn forward_hook(server: &str, agent: &str, timeout: u64) -> ExitCode {
         Err(e) => return block(e.to_string()),
     };
     let url = format!("{}/v1/hooks/{agent}", server.trim_end_matches('/'));
-    let resp = match client
+    let mut request = client
         .post(&url)
         .header("content-type", "application/json")
-        .body(body)
-        .send()
-        .await
-    {
+        .body(body);
+    if let Some(token) = guardian::server::client_token() {
+        request = request.bearer_auth(token);
+    }
+    let resp = match request.send().await {
         Ok(r) => r,
         Err(e) => return block(format!("{url}: {e}")),
     };

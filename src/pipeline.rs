@@ -63,6 +63,9 @@ pub struct Guardian {
     client_limiter: Option<governor::DefaultKeyedRateLimiter<String>>,
     reviewer_limiter: Option<governor::DefaultDirectRateLimiter>,
     reviewer_permits: Arc<tokio::sync::Semaphore>,
+    metrics: Arc<crate::metrics::Metrics>,
+    /// Set at the end of a shutdown's grace period: reviews still running are denied.
+    abort: tokio::sync::watch::Sender<bool>,
 }
 
 /// Deadline for parsing one shell command line (brush-parser has pathological inputs).
@@ -228,7 +231,25 @@ impl Guardian {
             parse_permits: Arc::new(tokio::sync::Semaphore::new(PARSE_CONCURRENCY)),
             sessions,
             fingerprint,
+            metrics: Arc::new(crate::metrics::Metrics::new()),
+            abort: tokio::sync::watch::channel(false).0,
         })
+    }
+
+    /// The metrics this service updates (`GET /metrics`).
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
+        &self.metrics
+    }
+
+    /// Denies every review still running, and every one that starts from now on (the end of a
+    /// shutdown's grace period). Each is recorded as a fallback with error `shutting_down`.
+    pub fn abort_in_flight(&self) {
+        self.abort.send_replace(true);
+    }
+
+    /// Waits until every audit record appended so far is on disk.
+    pub async fn flush_audit(&self) -> std::io::Result<()> {
+        self.audit.flush().await
     }
 
     /// Sets the home directory `~` means (default: `$HOME` of the service).
@@ -255,6 +276,37 @@ impl Guardian {
     /// The reviewer backend.
     pub fn reviewer(&self) -> &dyn Reviewer {
         self.reviewer.as_ref()
+    }
+
+    fn count(&self, outcome: &Outcome, tripped: bool, took: Duration) {
+        let m = &self.metrics;
+        m.decisions
+            .get_or_create(&crate::metrics::DecisionLabels {
+                decided_by: outcome.decided_by.as_str().to_string(),
+                decision: outcome.decision.as_str().to_string(),
+            })
+            .inc();
+        m.review_duration.observe(took.as_secs_f64());
+        if outcome.reviewer_asked {
+            m.reviewer_latency.observe(took.as_secs_f64());
+            for (kind, n) in [
+                ("prompt", outcome.usage.prompt_tokens),
+                ("completion", outcome.usage.completion_tokens),
+            ] {
+                m.tokens
+                    .get_or_create(&crate::metrics::KindLabels { kind: kind.into() })
+                    .inc_by(n);
+            }
+        }
+        if let Some(kind) = &outcome.error {
+            m.error(kind);
+            if kind == "rate_limited" {
+                m.rate_limited.inc();
+            }
+        }
+        if tripped {
+            m.breaker_trips.inc();
+        }
     }
 
     /// Reviews one request end to end and records the decision before returning it.
@@ -284,15 +336,20 @@ impl Guardian {
         let key = action_key(&req);
         let (session_for_task, id_for_task, key_for_task) =
             (session_id.clone(), id.clone(), key.clone());
-        let task = async move {
-            me.decide(
-                &req_for_task,
-                &session_for_task,
-                &id_for_task,
-                &key_for_task,
-            )
-            .await
-        };
+        // Every log line of this review (retries, stage failures) carries its review id.
+        let span = tracing::info_span!("review", review_id = %id);
+        let task = tracing::Instrument::instrument(
+            async move {
+                me.decide(
+                    &req_for_task,
+                    &session_for_task,
+                    &id_for_task,
+                    &key_for_task,
+                )
+                .await
+            },
+            span,
+        );
         let over_quota = self
             .client_limiter
             .as_ref()
@@ -308,7 +365,21 @@ impl Guardian {
                 String::new(),
             ))
         } else {
-            tokio::spawn(task).await
+            let mut abort = self.abort.subscribe();
+            let handle = tokio::spawn(task);
+            let abort_handle = handle.abort_handle();
+            tokio::select! {
+                r = handle => r,
+                _ = abort.wait_for(|v| *v) => {
+                    abort_handle.abort();
+                    Ok(Outcome::fallback(
+                        "guardian was shutting down and its grace period ended before this review finished".into(),
+                        format!("denied: guardian is shutting down; this action was not reviewed. {DO_NOT_WORK_AROUND}"),
+                        "shutting_down",
+                        String::new(),
+                    ))
+                }
+            }
         };
         let mut outcome = match decided {
             Ok(o) => o,
@@ -325,6 +396,7 @@ impl Guardian {
             }
         };
         let interrupt = self.sessions.record(&session_id, &key, outcome.decision);
+        self.count(&outcome, interrupt.is_some(), started.elapsed());
         if let Some(why) = &interrupt {
             outcome.message.push_str(&format!(
                 "\nSTOP: {why} in this session. Do not try again or try alternatives: stop now and report to your user what you were trying to do and what was denied."
@@ -388,9 +460,13 @@ impl Guardian {
         }
         tracing::info!(
             review_id = %response.id,
+            session_id = %session_id,
+            client = %client,
             decision = response.decision.as_str(),
             decided_by = response.decided_by.as_str(),
             kind = req.action.kind(),
+            error = record.error.as_deref().unwrap_or(""),
+            latency_ms = record.latency_ms,
             "decided"
         );
         let error = if response.decided_by == DecidedBy::Fallback {

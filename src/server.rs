@@ -1,25 +1,114 @@
-//! The HTTP adapter: API v1 over axum.
+//! The HTTP adapter: API v1 over axum, and the connection handling in front of it.
 //!
 //! This module owns routes and the translation between HTTP and the pipeline: decoding bodies
 //! (400 naming the field, 413 past the size limit), and serialising answers. It decides nothing.
+//! In front of the routes a gate ([`gate`]) reads the body within `server.body_read_timeout_ms`,
+//! checks the bearer token (`[[auth.tokens]]`, compared as SHA-256 digests in constant time),
+//! sheds load past `server.max_concurrent_requests` (503 + `Retry-After`, never a queue), and
+//! bounds each request by `server.request_timeout_ms`. [`serve_until`] accepts connections itself
+//! (hyper) to cap them and to time out slow request heads (slowloris), and shuts down gracefully.
+//! Hook endpoints never answer an error status: the agents treat a failing hook as "proceed", so
+//! every refusal there is a 200 deny in the hook's own shape.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, State};
-use axum::http::StatusCode;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use serde_json::json;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 use tower_http::catch_panic::CatchPanicLayer;
 
 use crate::pipeline::Guardian;
 use crate::request::ReviewRequest;
 
+/// The authenticated client of a request (`[[auth.tokens]]` client name), when tokens are set.
+#[derive(Debug, Clone)]
+pub struct Client(pub Option<String>);
+
+/// What the gate needs: the service, the token digests, the in-flight permits, the drain flag.
+pub struct Gate {
+    guardian: Arc<Guardian>,
+    tokens: Vec<(String, [u8; 32])>,
+    permits: Arc<tokio::sync::Semaphore>,
+    draining: AtomicBool,
+    request_timeout: Duration,
+    body_timeout: Duration,
+}
+
+impl Gate {
+    /// The gate for a service, from its `[server]` and `[auth]` settings.
+    pub fn new(guardian: Arc<Guardian>) -> Gate {
+        let cfg = guardian.config();
+        let tokens = cfg
+            .auth
+            .tokens
+            .iter()
+            .filter_map(|t| {
+                let mut digest = [0u8; 32];
+                hex::decode_to_slice(&t.sha256, &mut digest).ok()?;
+                Some((t.client.clone(), digest))
+            })
+            .collect();
+        let request_timeout = Duration::from_millis(match cfg.server.request_timeout_ms {
+            0 => cfg.reviewer.timeout_ms.saturating_add(10_000),
+            ms => ms,
+        });
+        Gate {
+            tokens,
+            permits: Arc::new(tokio::sync::Semaphore::new(
+                cfg.server.max_concurrent_requests,
+            )),
+            draining: AtomicBool::new(false),
+            request_timeout,
+            body_timeout: Duration::from_millis(cfg.server.body_read_timeout_ms),
+            guardian,
+        }
+    }
+
+    /// From now on, every new request is refused (503, or a deny for hooks): shutting down.
+    pub fn drain(&self) {
+        self.draining.store(true, Ordering::SeqCst);
+    }
+
+    /// The client a bearer token belongs to. Every configured digest is compared, in constant
+    /// time, whatever matches first: the time taken says nothing about the token.
+    fn client_of(&self, token: &str) -> Option<String> {
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        let mut found = None;
+        for (client, want) in &self.tokens {
+            if bool::from(digest.ct_eq(want)) {
+                found = Some(client.clone());
+            }
+        }
+        found
+    }
+}
+
+/// The bearer token guardian's own clients (`guardian hook`, `guardian mcp --server`) send:
+/// the `GUARDIAN_TOKEN` environment variable, when set and not empty.
+pub fn client_token() -> Option<String> {
+    std::env::var("GUARDIAN_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty())
+}
+
 /// The router for a service.
 pub fn router(guardian: Arc<Guardian>) -> Router {
+    router_with_gate(Arc::new(Gate::new(guardian)))
+}
+
+/// The router, sharing a gate with the connection loop (which drains it on shutdown).
+pub fn router_with_gate(gate: Arc<Gate>) -> Router {
+    let guardian = Arc::clone(&gate.guardian);
     let limit = guardian.config().server.max_body_bytes;
     Router::new()
         .route("/v1/review", post(review))
@@ -27,8 +116,10 @@ pub fn router(guardian: Arc<Guardian>) -> Router {
         .route("/v1/hooks/claude-code", post(claude_code_hook))
         .route("/v1/hooks/codex", post(codex_hook))
         .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
         .route("/openapi.json", get(openapi))
         .layer(DefaultBodyLimit::max(limit))
+        .layer(axum::middleware::from_fn_with_state(gate, gate_layer))
         .layer(CatchPanicLayer::custom(|_| {
             error_response(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -37,6 +128,138 @@ pub fn router(guardian: Arc<Guardian>) -> Router {
             )
         }))
         .with_state(guardian)
+}
+
+/// A refusal before the handler ran: an error status with a JSON body, or for a hook endpoint a
+/// 200 deny in the shape of the hook event named in the body.
+fn refuse(hook_body: Option<&[u8]>, status: StatusCode, message: &str) -> Response {
+    let mut resp = match hook_body {
+        Some(body) => {
+            let event = serde_json::from_slice::<serde_json::Value>(body)
+                .ok()
+                .and_then(|v| {
+                    v.get("hook_event_name")
+                        .and_then(|e| e.as_str())
+                        .map(str::to_string)
+                })
+                .unwrap_or_else(|| "PreToolUse".into());
+            Json(crate::integrations::claude_code::deny_output(
+                &event,
+                &format!("denied by guardian: {message}"),
+            ))
+            .into_response()
+        }
+        None => error_response(status, ".", message),
+    };
+    if hook_body.is_none() {
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        if status == StatusCode::UNAUTHORIZED {
+            resp.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"guardian\""),
+            );
+        }
+    }
+    resp
+}
+
+/// The gate in front of every route (see the module header).
+async fn gate_layer(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
+    if path == "/healthz" {
+        return next.run(req).await;
+    }
+    let hook = path.starts_with("/v1/hooks/");
+    let metrics = gate.guardian.metrics();
+    // Read the whole body first, within the body deadline (a slow drip is cut off).
+    let limit = gate.guardian.config().server.max_body_bytes;
+    let (parts, body) = req.into_parts();
+    let bytes =
+        match tokio::time::timeout(gate.body_timeout, axum::body::to_bytes(body, limit)).await {
+            Ok(Ok(b)) => b,
+            Ok(Err(_)) => {
+                let msg = format!(
+                    "request body is larger than the limit of {limit} bytes (server.max_body_bytes)"
+                );
+                return refuse(
+                    hook.then_some(&b""[..]),
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    &msg,
+                );
+            }
+            Err(_) => {
+                let msg = format!(
+                    "the request body did not arrive within {} ms (server.body_read_timeout_ms)",
+                    gate.body_timeout.as_millis()
+                );
+                return refuse(hook.then_some(&b""[..]), StatusCode::REQUEST_TIMEOUT, &msg);
+            }
+        };
+    let hook_body = hook.then_some(&bytes[..]);
+    if gate.draining.load(Ordering::SeqCst) {
+        return refuse(
+            hook_body,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "guardian is shutting down",
+        );
+    }
+    let client = if gate.tokens.is_empty() {
+        None
+    } else {
+        let token = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            })
+            .map(str::trim);
+        match token.and_then(|t| gate.client_of(t)) {
+            Some(c) => Some(c),
+            None => {
+                metrics.auth_failures.inc();
+                tracing::warn!(path = %path, "request without a valid bearer token");
+                return refuse(
+                    hook_body,
+                    StatusCode::UNAUTHORIZED,
+                    "a valid `Authorization: Bearer <token>` header is required",
+                );
+            }
+        }
+    };
+    let Ok(permit) = Arc::clone(&gate.permits).try_acquire_owned() else {
+        metrics.shed.inc();
+        return refuse(
+            hook_body,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too many requests in flight (server.max_concurrent_requests); retry shortly",
+        );
+    };
+    let mut req = Request::from_parts(parts, Body::from(bytes.clone()));
+    req.extensions_mut().insert(Client(client));
+    metrics.in_flight.inc();
+    let answered = tokio::time::timeout(gate.request_timeout, next.run(req)).await;
+    metrics.in_flight.dec();
+    drop(permit);
+    match answered {
+        Ok(resp) => resp,
+        Err(_) => {
+            metrics.error("request_timeout");
+            let msg = format!(
+                "the request took longer than {} ms (server.request_timeout_ms); nothing was allowed",
+                gate.request_timeout.as_millis()
+            );
+            refuse(
+                hook.then_some(&bytes[..]),
+                StatusCode::SERVICE_UNAVAILABLE,
+                &msg,
+            )
+        }
+    }
 }
 
 /// A JSON error body: `{"error": {"field": …, "message": …}}`.
@@ -48,7 +271,11 @@ pub fn error_response(status: StatusCode, field: &str, message: &str) -> Respons
         .into_response()
 }
 
-async fn review(State(g): State<Arc<Guardian>>, body: Result<Bytes, BytesRejection>) -> Response {
+async fn review(
+    State(g): State<Arc<Guardian>>,
+    client: Option<Extension<Client>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
     let body = match body {
         Ok(b) => b,
         Err(rejection) => {
@@ -68,10 +295,10 @@ async fn review(State(g): State<Arc<Guardian>>, body: Result<Bytes, BytesRejecti
         Ok(r) => r,
         Err(e) => return error_response(StatusCode::BAD_REQUEST, &e.field, &e.message),
     };
-    let client = req
-        .session
-        .as_ref()
-        .and_then(|s| s.agent.clone())
+    // An authenticated client is who it says; without tokens, the agent named in the request.
+    let client = client
+        .and_then(|Extension(Client(c))| c)
+        .or_else(|| req.session.as_ref().and_then(|s| s.agent.clone()))
         .unwrap_or_else(|| "anonymous".to_string());
     Json(g.review(req, &client).await).into_response()
 }
@@ -80,25 +307,31 @@ async fn review(State(g): State<Arc<Guardian>>, body: Result<Bytes, BytesRejecti
 /// failure this handler can see is answered 200 with a deny in the event's shape.
 async fn claude_code_hook(
     State(g): State<Arc<Guardian>>,
+    client: Option<Extension<Client>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    agent_hook(&g, "claude-code", body).await
+    agent_hook(&g, "claude-code", client, body).await
 }
 
 /// Codex hooks (same wire format as Claude Code's; Codex calls them through
 /// `guardian hook codex`, a command hook).
 async fn codex_hook(
     State(g): State<Arc<Guardian>>,
+    client: Option<Extension<Client>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    agent_hook(&g, "codex", body).await
+    agent_hook(&g, "codex", client, body).await
 }
 
 async fn agent_hook(
     g: &Arc<Guardian>,
     agent: &str,
+    client: Option<Extension<Client>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    let client = client
+        .and_then(|Extension(Client(c))| c)
+        .unwrap_or_else(|| agent.to_string());
     use crate::integrations::claude_code::{
         HookInput, Translation, deny_output, output, translate,
     };
@@ -128,12 +361,19 @@ async fn agent_hook(
         }
     };
     input.agent = Some(agent.to_string());
-    match translate(&input) {
+    // Translation reads the transcript file: blocking I/O, kept off the async threads.
+    let translated = {
+        let input = input.clone();
+        tokio::task::spawn_blocking(move || translate(&input))
+            .await
+            .unwrap_or_else(|_| Err("the hook input could not be translated".into()))
+    };
+    match translated {
         Ok(Translation::Review(reqs)) => {
             // Every file of a multi-file patch must be allowed; the first denial answers.
             let mut last = None;
             for req in reqs {
-                let resp = g.review(req, agent).await;
+                let resp = g.review(req, &client).await;
                 let denied = resp.decision != crate::verdict::Decision::Allow;
                 last = Some(resp);
                 if denied {
@@ -172,6 +412,17 @@ async fn openapi() -> Response {
     Json(crate::openapi::document()).into_response()
 }
 
+async fn metrics(State(g): State<Arc<Guardian>>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        g.metrics().render(),
+    )
+        .into_response()
+}
+
 async fn healthz() -> Response {
     Json(json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")})).into_response()
 }
@@ -181,9 +432,71 @@ pub async fn serve(
     guardian: Arc<Guardian>,
     listener: tokio::net::TcpListener,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(guardian))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
+    serve_until(guardian, listener, shutdown_signal()).await
+}
+
+/// Serves until `stop` completes, then shuts down gracefully: stops accepting, refuses new
+/// requests on open connections, lets in-flight reviews finish for `server.shutdown_grace_ms`,
+/// denies (and records) those still running, and flushes the audit log.
+pub async fn serve_until(
+    guardian: Arc<Guardian>,
+    listener: tokio::net::TcpListener,
+    stop: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let cfg = guardian.config().server.clone();
+    let gate = Arc::new(Gate::new(Arc::clone(&guardian)));
+    let app = router_with_gate(Arc::clone(&gate));
+    let connections = Arc::new(tokio::sync::Semaphore::new(cfg.max_connections));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(Duration::from_millis(cfg.header_read_timeout_ms))
+        .max_buf_size(cfg.max_header_bytes);
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            () = &mut stop => break,
+            accepted = listener.accept() => {
+                let stream = match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(e) => {
+                        // Out of file descriptors and the like: back off, keep serving.
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let Ok(permit) = Arc::clone(&connections).try_acquire_owned() else {
+                    // Over server.max_connections: close at once rather than queue.
+                    drop(stream);
+                    continue;
+                };
+                let _ = stream.set_nodelay(true);
+                let service = hyper_util::service::TowerToHyperService::new(app.clone());
+                let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+                tokio::spawn(async move {
+                    let _ = conn.await;
+                    drop(permit);
+                });
+            }
+        }
+    }
+    drop(listener);
+    gate.drain();
+    tracing::info!(grace_ms = cfg.shutdown_grace_ms, "shutting down");
+    let closing = graceful.shutdown();
+    tokio::pin!(closing);
+    let grace = tokio::time::sleep(Duration::from_millis(cfg.shutdown_grace_ms));
+    tokio::select! {
+        () = &mut closing => {}
+        () = grace => {
+            // Past the grace period: deny what is still running, then let those answers go out.
+            guardian.abort_in_flight();
+            let _ = tokio::time::timeout(Duration::from_secs(5), &mut closing).await;
+        }
+    }
+    guardian.flush_audit().await
 }
 
 async fn shutdown_signal() {

@@ -167,10 +167,11 @@ impl Remote {
 impl Decider for Remote {
     fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, String>> {
         Box::pin(async move {
-            let resp = self
-                .client
-                .post(&self.url)
-                .json(&req)
+            let mut request = self.client.post(&self.url).json(&req);
+            if let Some(token) = crate::server::client_token() {
+                request = request.bearer_auth(token);
+            }
+            let resp = request
                 .send()
                 .await
                 .map_err(|e| format!("{}: {e}", self.url))?;
