@@ -7,12 +7,14 @@
 //! a quote or a lone backslash), so the output is still valid JSON and each secret becomes
 //! `[REDACTED:<kind>]`.
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 
 /// The compiled patterns.
 #[derive(Debug, Clone)]
 pub struct Redactor {
     rules: Vec<(Regex, String)>,
+    /// All patterns at once: one scan tells which (usually none) need replacing.
+    set: Option<RegexSet>,
 }
 
 /// (kind, pattern, replacement template). `$k` keeps a captured prefix (`k`).
@@ -91,7 +93,7 @@ const BUILT_IN: &[(&str, &str, &str)] = &[
 
 impl Default for Redactor {
     fn default() -> Self {
-        Redactor::new(&[]).unwrap_or(Redactor { rules: Vec::new() })
+        Redactor::new(&[]).unwrap_or_else(|_| Redactor::none())
     }
 }
 
@@ -115,18 +117,37 @@ impl Redactor {
             let re = Regex::new(p).map_err(|e| format!("redaction pattern {p:?}: {e}"))?;
             rules.push((re, "[REDACTED:custom]".to_string()));
         }
-        Ok(Redactor { rules })
+        let set = RegexSet::new(rules.iter().map(|(re, _)| re.as_str()))
+            .map_err(|e| format!("redaction patterns: {e}"))?;
+        Ok(Redactor {
+            rules,
+            set: Some(set),
+        })
     }
 
     /// A redactor that changes nothing (`[audit] redact = false`).
     pub fn none() -> Redactor {
-        Redactor { rules: Vec::new() }
+        Redactor {
+            rules: Vec::new(),
+            set: None,
+        }
     }
 
     /// `text` with every secret replaced.
     pub fn redact(&self, text: &str) -> String {
+        let Some(set) = &self.set else {
+            return text.to_string();
+        };
+        // Nearly every record holds no secret: a single non-overlapping scan says so.
+        if !set.is_match(text) {
+            return text.to_string();
+        }
+        let hits = set.matches(text);
         let mut out = std::borrow::Cow::Borrowed(text);
-        for (re, replacement) in &self.rules {
+        for (i, (re, replacement)) in self.rules.iter().enumerate() {
+            if !hits.matched(i) {
+                continue;
+            }
             if let std::borrow::Cow::Owned(s) = re.replace_all(&out, replacement.as_str()) {
                 out = std::borrow::Cow::Owned(s);
             }

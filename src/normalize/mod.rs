@@ -116,6 +116,10 @@ pub fn normalize(action: &Action, ctx: &Context) -> NormalizedAction {
     }
 }
 
+/// Shell lines up to this length are parsed on the calling task; longer ones on the blocking
+/// pool under a deadline.
+pub const INLINE_PARSE_BYTES: usize = 512;
+
 /// Normalises an action, parsing shell commands on the blocking pool under `permits`, with a
 /// deadline. A parse that times out is reported as a parse error (never allowed by a rule).
 pub async fn normalize_guarded(
@@ -137,6 +141,11 @@ pub async fn normalize_guarded(
             remote_code: Vec::new(),
         })
     };
+    // Short lines (nearly all real traffic) are parsed in place: a few tens of microseconds,
+    // bounded by the length and the opener limit, cheaper than a hand-off to another thread.
+    if command.len() <= INLINE_PARSE_BYTES {
+        return NormalizedAction::Shell(shell::analyze(command));
+    }
     let work = async {
         let permit = std::sync::Arc::clone(permits)
             .acquire_owned()
