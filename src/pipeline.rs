@@ -329,7 +329,7 @@ impl Guardian {
             .as_ref()
             .and_then(|s| s.id.clone())
             .unwrap_or_else(|| format!("ses_{}", ulid::Ulid::new()));
-        // Decide on a separate task: a panic anywhere in a stage becomes a deny, never a crash.
+        // A panic anywhere in a stage becomes a deny, never a crash (see catch_unwind below).
         let me = Arc::clone(self);
         let req_for_task = req.clone();
         // What makes two requests "the same action": computed once, for memory and the breaker.
@@ -365,13 +365,19 @@ impl Guardian {
                 String::new(),
             ))
         } else {
+            // A panic anywhere in the stages is caught here and becomes a deny (in this task:
+            // cheaper than spawning one per request).
+            use futures::FutureExt;
             let mut abort = self.abort.subscribe();
-            let handle = tokio::spawn(task);
-            let abort_handle = handle.abort_handle();
+            let task = std::panic::AssertUnwindSafe(task).catch_unwind();
             tokio::select! {
-                r = handle => r,
+                r = task => r.map_err(|p| {
+                    p.downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "a panic".into())
+                }),
                 _ = abort.wait_for(|v| *v) => {
-                    abort_handle.abort();
                     Ok(Outcome::fallback(
                         "guardian was shutting down and its grace period ended before this review finished".into(),
                         format!("denied: guardian is shutting down; this action was not reviewed. {DO_NOT_WORK_AROUND}"),

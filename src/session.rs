@@ -50,7 +50,8 @@ struct SessionState {
 
 /// All sessions' state.
 pub struct Sessions {
-    sessions: Mutex<HashMap<String, SessionState>>,
+    /// Sharded: requests of different sessions never wait on one lock.
+    sessions: dashmap::DashMap<String, SessionState>,
     inflight: Mutex<HashMap<String, Arc<OnceCell<ReviewResult>>>>,
     breaker: BreakerConfig,
     ttl: Duration,
@@ -63,7 +64,7 @@ impl Sessions {
     /// Empty state with these thresholds; `ttl` zero disables memory.
     pub fn new(breaker: BreakerConfig, ttl: Duration) -> Sessions {
         Sessions {
-            sessions: Mutex::new(HashMap::new()),
+            sessions: dashmap::DashMap::new(),
             inflight: Mutex::new(HashMap::new()),
             breaker,
             ttl,
@@ -71,22 +72,26 @@ impl Sessions {
     }
 
     fn with<T>(&self, session: &str, f: impl FnOnce(&mut SessionState) -> T) -> T {
-        let mut map = self
-            .sessions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if map.len() >= MAX_SESSIONS && !map.contains_key(session) {
+        if let Some(mut state) = self.sessions.get_mut(session) {
+            state.last_seen = Some(Instant::now());
+            return f(&mut state);
+        }
+        // A new session (no shard lock is held here).
+        if self.sessions.len() >= MAX_SESSIONS {
             // Drop the least recently seen tenth.
-            let mut by_age: Vec<(String, Option<Instant>)> =
-                map.iter().map(|(k, v)| (k.clone(), v.last_seen)).collect();
+            let mut by_age: Vec<(String, Option<Instant>)> = self
+                .sessions
+                .iter()
+                .map(|e| (e.key().clone(), e.value().last_seen))
+                .collect();
             by_age.sort_by_key(|(_, t)| *t);
             for (k, _) in by_age.into_iter().take(MAX_SESSIONS / 10) {
-                map.remove(&k);
+                self.sessions.remove(&k);
             }
         }
-        let state = map.entry(session.to_string()).or_default();
+        let mut state = self.sessions.entry(session.to_string()).or_default();
         state.last_seen = Some(Instant::now());
-        f(state)
+        f(&mut state)
     }
 
     /// Whether memory is on.

@@ -39,6 +39,15 @@ impl WordValue {
 
 /// Evaluates a raw word (as the parser gives it) statically.
 pub fn evaluate(raw: &str) -> WordValue {
+    // Most words are plain (`git`, `status`, `--short`, `src/lib.rs`): nothing to expand or
+    // unquote, so skip the word parser (and the global cache lock brush-parser takes in it).
+    if !raw.is_empty()
+        && raw
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./=:,+@%-".contains(&b))
+    {
+        return WordValue::literal(raw);
+    }
     let options = brush_parser::ParserOptions::default();
     match brush_parser::word::parse(raw, &options) {
         Ok(pieces) => {
