@@ -1,7 +1,8 @@
 //! A closed-loop HTTP load generator for `scripts/bench-http.sh`: `--concurrency` workers, each
 //! on its own keep-alive connection, POST a body for `--seconds` and the run prints one JSON line:
 //! requests, errors, req/s, and latency p50/p90/p99 in ms. `{n}` in the body is replaced by a
-//! unique number per request (to defeat caches and request coalescing). With `--pid`, the peak
+//! unique number per request (to defeat caches and request coalescing), `{w}` by the worker's
+//! number (one agent session per connection). With `--pid`, the peak
 //! resident memory of that process during the run is reported too.
 //!
 //! `cargo run --release --example loadgen -- --url http://127.0.0.1:8700/v1/review \
@@ -69,7 +70,7 @@ async fn main() {
     // Only requests sent once every worker runs are measured.
     let measuring = Arc::new(AtomicBool::new(false));
     let mut workers = Vec::new();
-    for _ in 0..args.concurrency {
+    for worker in 0..args.concurrency {
         // One client per worker: one keep-alive connection each, like `concurrency` agents.
         let client = match reqwest::Client::builder()
             .pool_max_idle_per_host(1)
@@ -82,7 +83,10 @@ async fn main() {
                 std::process::exit(2);
             }
         };
-        let (url, body) = (args.url.clone(), args.body.clone());
+        let (url, body) = (
+            args.url.clone(),
+            args.body.replace("{w}", &worker.to_string()),
+        );
         let (stop, counter, errors) = (stop.clone(), counter.clone(), errors.clone());
         let measuring = measuring.clone();
         workers.push(tokio::spawn(async move {

@@ -324,6 +324,7 @@ impl Guardian {
     ) -> (ReviewResponse, (Usage, Option<String>)) {
         let started = Instant::now();
         let id = format!("rev_{}", ulid::Ulid::new());
+        let session_given = req.session.as_ref().is_some_and(|s| s.id.is_some());
         let session_id = req
             .session
             .as_ref()
@@ -401,7 +402,12 @@ impl Guardian {
                 )
             }
         };
-        let interrupt = self.sessions.record(&session_id, &key, outcome.decision);
+        // A request without a session id gets a fresh one: nothing to remember or count for it.
+        let interrupt = if session_given {
+            self.sessions.record(&session_id, &key, outcome.decision)
+        } else {
+            None
+        };
         self.count(&outcome, interrupt.is_some(), started.elapsed());
         if let Some(why) = &interrupt {
             outcome.message.push_str(&format!(

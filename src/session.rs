@@ -104,14 +104,16 @@ impl Sessions {
         if !self.memory_enabled() {
             return None;
         }
-        self.with(session, |s| match s.memory.get(key) {
+        // Looking up never creates a session.
+        let mut s = self.sessions.get_mut(session)?;
+        match s.memory.get(key) {
             Some(r) if r.expires > Instant::now() => Some(r.clone()),
             Some(_) => {
                 s.memory.remove(key);
                 None
             }
             None => None,
-        })
+        }
     }
 
     /// Remembers a reviewer approval; high and critical risk are never remembered.
