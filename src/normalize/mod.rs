@@ -76,7 +76,7 @@ impl Context {
         let mut git_dirs: Vec<PathBuf> = roots
             .iter()
             .chain(std::iter::once(&cwd))
-            .filter_map(|d| crate::policy::protect::gitdir_of(d))
+            .filter_map(|d| cached_gitdir_of(d))
             .collect();
         git_dirs.dedup();
         Context {
@@ -114,6 +114,31 @@ pub fn normalize(action: &Action, ctx: &Context) -> NormalizedAction {
         Action::Shell { command, .. } => NormalizedAction::Shell(shell::analyze(command)),
         other => normalize_non_shell(other, ctx),
     }
+}
+
+/// How long a `.git` file lookup is reused: the request path then does no file system call for
+/// a workspace it saw in the last seconds.
+const GITDIR_TTL: std::time::Duration = std::time::Duration::from_secs(2);
+
+type GitdirCache = dashmap::DashMap<PathBuf, (std::time::Instant, Option<PathBuf>)>;
+
+/// [`crate::policy::protect::gitdir_of`], remembered for [`GITDIR_TTL`] per directory (a sharded
+/// map: no global lock).
+fn cached_gitdir_of(dir: &Path) -> Option<PathBuf> {
+    static CACHE: std::sync::OnceLock<GitdirCache> = std::sync::OnceLock::new();
+    let cache = CACHE.get_or_init(GitdirCache::new);
+    let now = std::time::Instant::now();
+    if let Some(hit) = cache.get(dir)
+        && now.duration_since(hit.0) < GITDIR_TTL
+    {
+        return hit.1.clone();
+    }
+    let found = crate::policy::protect::gitdir_of(dir);
+    if cache.len() > 4096 {
+        cache.clear();
+    }
+    cache.insert(dir.to_path_buf(), (now, found.clone()));
+    found
 }
 
 /// Shell lines up to this length are parsed on the calling task; longer ones on the blocking
@@ -285,5 +310,28 @@ mod tests {
         let ctx = Context::of(&req, Path::new("/srv"), None);
         assert_eq!(ctx.cwd, PathBuf::from("/srv"));
         assert_eq!(ctx.resolve("a"), PathBuf::from("/srv/a"));
+    }
+}
+
+#[cfg(test)]
+mod gitdir_cache_tests {
+    use super::*;
+
+    #[test]
+    fn gitdir_lookups_are_reused_for_a_short_while() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            dir.path().join(".git"),
+            "gitdir: ../main/.git/worktrees/w\n",
+        )
+        .expect("write");
+        let first = cached_gitdir_of(dir.path()).expect("a gitdir file");
+        assert!(first.ends_with("main/.git/worktrees/w"), "{first:?}");
+        // Within the TTL the answer comes from the cache, without touching the file system.
+        std::fs::remove_file(dir.path().join(".git")).expect("remove");
+        assert_eq!(cached_gitdir_of(dir.path()), Some(first));
+        // A directory never seen is looked up.
+        let other = tempfile::tempdir().expect("tempdir");
+        assert_eq!(cached_gitdir_of(other.path()), None);
     }
 }
