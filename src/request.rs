@@ -195,6 +195,12 @@ impl ReviewRequest {
 
     /// Decodes a request body, naming the offending field on error, then validates it.
     pub fn from_json(body: &[u8]) -> Result<Self, RequestError> {
+        // The common case decodes directly; only a failure is decoded again, tracking the path,
+        // to name the field in the error.
+        if let Ok(req) = serde_json::from_slice::<ReviewRequest>(body) {
+            req.validate()?;
+            return Ok(req);
+        }
         let de = &mut serde_json::Deserializer::from_slice(body);
         let req: ReviewRequest = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
