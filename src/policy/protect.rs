@@ -13,21 +13,30 @@ use super::rule::{PathPattern, path_pattern};
 use crate::normalize::Context;
 
 /// Reads that are never rule-allowed (path patterns in rule syntax).
+///
+/// Credential stores are matched under any directory (`//**/.ssh/**`), not only under guardian's
+/// own `~`: the agent's home is usually another account's, or another machine's.
 pub const BUILTIN_READ: &[&str] = &[
     ".env",
     ".env.*",
-    "~/.ssh/**",
-    "~/.aws/**",
-    "~/.config/gcloud/**",
-    "~/.azure/**",
-    "~/.netrc",
-    "~/.docker/config.json",
-    "~/.kube/config",
-    "~/.gnupg/**",
-    "~/.git-credentials",
-    "~/.config/gh/hosts.yml",
+    "//**/.ssh/**",
+    "//**/.aws/**",
+    "//**/.config/gcloud/**",
+    "//**/.azure/**",
+    "//**/.netrc",
+    "//**/.docker/config.json",
+    "//**/.kube/config",
+    "//**/.gnupg/**",
+    "//**/.git-credentials",
+    "//**/.config/gh/hosts.yml",
     "~/.npmrc",
     "~/.pypirc",
+    "//home/*/.npmrc",
+    "//home/*/.pypirc",
+    "//Users/*/.npmrc",
+    "//Users/*/.pypirc",
+    "//root/.npmrc",
+    "//root/.pypirc",
     "//etc/shadow",
     "//etc/sudoers",
 ];
