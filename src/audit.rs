@@ -148,7 +148,7 @@ impl AuditLog {
     /// Appends one record (secrets redacted, chained) and waits until it is on disk.
     pub async fn append(&self, record: &AuditRecord) -> io::Result<()> {
         let body = serde_json::to_vec(record).map_err(io::Error::other)?;
-        let body = self.redactor.redact_json(&body);
+        let body = self.redactor.redact_json(body);
         let (done_tx, done_rx) = oneshot::channel();
         self.tx
             .send((body, done_tx))

@@ -116,24 +116,8 @@ enum Command {
         /// The audit file (overrides the config's path).
         #[arg(long, global = true)]
         file: Option<PathBuf>,
-        /// Only this session.
-        #[arg(long)]
-        session: Option<String>,
-        /// Only records at or after this time (RFC 3339, e.g. 2026-11-30T10:00:00Z).
-        #[arg(long)]
-        since: Option<String>,
-        /// Only records before this time (RFC 3339).
-        #[arg(long)]
-        until: Option<String>,
-        /// Only allow or deny.
-        #[arg(long)]
-        decision: Option<String>,
-        /// Only decisions by rule, reviewer, session or fallback.
-        #[arg(long)]
-        decided_by: Option<String>,
-        /// Only this client.
-        #[arg(long)]
-        client: Option<String>,
+        #[command(flatten)]
+        filter: AuditFilter,
         /// The last N matching records, at most.
         #[arg(long)]
         limit: Option<usize>,
@@ -301,12 +285,7 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Audit {
             config,
             file,
-            session,
-            since,
-            until,
-            decision,
-            decided_by,
-            client,
+            filter,
             limit,
             command,
         } => {
@@ -319,18 +298,7 @@ async fn run(cli: Cli) -> ExitCode {
             };
             match command {
                 Some(AuditCommand::Verify) => audit_verify(&path),
-                None => audit_query(
-                    &path,
-                    &AuditFilter {
-                        session,
-                        since,
-                        until,
-                        decision,
-                        decided_by,
-                        client,
-                    },
-                    limit,
-                ),
+                None => audit_query(&path, &filter, limit),
             }
         }
         Command::Policy { config, command } => match command {
@@ -855,12 +823,26 @@ fn audit_verify(path: &std::path::Path) -> ExitCode {
     }
 }
 
+/// `guardian audit` filters.
+#[derive(clap::Args)]
 struct AuditFilter {
+    /// Only this session.
+    #[arg(long)]
     session: Option<String>,
+    /// Only records at or after this time (RFC 3339, e.g. 2026-11-30T10:00:00Z).
+    #[arg(long)]
     since: Option<String>,
+    /// Only records before this time (RFC 3339).
+    #[arg(long)]
     until: Option<String>,
+    /// Only allow or deny.
+    #[arg(long)]
     decision: Option<String>,
+    /// Only decisions by rule, reviewer, session or fallback.
+    #[arg(long)]
     decided_by: Option<String>,
+    /// Only this client.
+    #[arg(long)]
     client: Option<String>,
 }
 

@@ -7,6 +7,8 @@
 //! a quote or a lone backslash), so the output is still valid JSON and each secret becomes
 //! `[REDACTED:<kind>]`.
 
+use std::borrow::Cow;
+
 use regex::{Regex, RegexSet};
 
 /// The compiled patterns.
@@ -133,54 +135,59 @@ impl Redactor {
         }
     }
 
-    /// `text` with every secret replaced.
-    pub fn redact(&self, text: &str) -> String {
+    /// `text` with every secret replaced (borrowed, uncopied, when it holds none).
+    pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
         let Some(set) = &self.set else {
-            return text.to_string();
+            return Cow::Borrowed(text);
         };
         // Nearly every record holds no secret: a single non-overlapping scan says so.
         if !set.is_match(text) {
-            return text.to_string();
+            return Cow::Borrowed(text);
         }
         let hits = set.matches(text);
-        let mut out = std::borrow::Cow::Borrowed(text);
+        let mut out = Cow::Borrowed(text);
         for (i, (re, replacement)) in self.rules.iter().enumerate() {
             if !hits.matched(i) {
                 continue;
             }
-            if let std::borrow::Cow::Owned(s) = re.replace_all(&out, replacement.as_str()) {
-                out = std::borrow::Cow::Owned(s);
+            if let Cow::Owned(s) = re.replace_all(&out, replacement.as_str()) {
+                out = Cow::Owned(s);
             }
         }
-        out.into_owned()
+        out
     }
 
-    /// A serialized JSON document with every secret inside its strings replaced. The result is
-    /// checked to still be JSON; if it were not (a custom pattern matching an escape), the
-    /// document is redacted value by value instead.
-    pub fn redact_json(&self, json: &[u8]) -> Vec<u8> {
-        let Ok(text) = std::str::from_utf8(json) else {
-            return json.to_vec();
+    /// A serialized JSON document with every secret inside its strings replaced; the document
+    /// itself is returned, unchanged, when it holds none. The result is checked to still be
+    /// JSON; if it were not (a custom pattern matching an escape), the document is redacted value
+    /// by value instead.
+    pub fn redact_json(&self, json: Vec<u8>) -> Vec<u8> {
+        let Ok(text) = std::str::from_utf8(&json) else {
+            return json;
         };
-        let out = self.redact(text);
-        if out.len() == text.len() && out == text {
-            return json.to_vec();
-        }
+        let out = match self.redact(text) {
+            Cow::Borrowed(_) => return json,
+            Cow::Owned(out) => out,
+        };
         if serde_json::from_str::<serde::de::IgnoredAny>(&out).is_ok() {
             return out.into_bytes();
         }
         match serde_json::from_str::<serde_json::Value>(text) {
             Ok(mut v) => {
                 self.redact_value(&mut v);
-                serde_json::to_vec(&v).unwrap_or_else(|_| json.to_vec())
+                serde_json::to_vec(&v).unwrap_or(json)
             }
-            Err(_) => json.to_vec(),
+            Err(_) => json,
         }
     }
 
     fn redact_value(&self, v: &mut serde_json::Value) {
         match v {
-            serde_json::Value::String(s) => *s = self.redact(s),
+            serde_json::Value::String(s) => {
+                if let Cow::Owned(r) = self.redact(s) {
+                    *s = r;
+                }
+            }
             serde_json::Value::Array(a) => a.iter_mut().for_each(|x| self.redact_value(x)),
             serde_json::Value::Object(o) => o.values_mut().for_each(|x| self.redact_value(x)),
             _ => {}
@@ -193,7 +200,7 @@ mod tests {
     use super::*;
 
     fn r(s: &str) -> String {
-        Redactor::default().redact(s)
+        Redactor::default().redact(s).into_owned()
     }
 
     #[test]
@@ -258,7 +265,7 @@ mod tests {
             "n": 3
         });
         let bytes = serde_json::to_vec(&record).expect("json");
-        let out = Redactor::default().redact_json(&bytes);
+        let out = Redactor::default().redact_json(bytes);
         let v: serde_json::Value = serde_json::from_slice(&out).expect("still JSON");
         assert_eq!(v["action"]["content"], "[REDACTED:private_key]\n", "{v}");
         assert_eq!(

@@ -130,25 +130,27 @@ pub fn router_with_gate(gate: Arc<Gate>) -> Router {
         .with_state(guardian)
 }
 
+/// The `hook_event_name` of a hook body, when it can be read; else `PreToolUse`.
+fn hook_event_of(body: &[u8]) -> String {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| {
+            v.get("hook_event_name")
+                .and_then(|e| e.as_str())
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| "PreToolUse".into())
+}
+
 /// A refusal before the handler ran: an error status with a JSON body, or for a hook endpoint a
 /// 200 deny in the shape of the hook event named in the body.
 fn refuse(hook_body: Option<&[u8]>, status: StatusCode, message: &str) -> Response {
     let mut resp = match hook_body {
-        Some(body) => {
-            let event = serde_json::from_slice::<serde_json::Value>(body)
-                .ok()
-                .and_then(|v| {
-                    v.get("hook_event_name")
-                        .and_then(|e| e.as_str())
-                        .map(str::to_string)
-                })
-                .unwrap_or_else(|| "PreToolUse".into());
-            Json(crate::integrations::claude_code::deny_output(
-                &event,
-                &format!("denied by guardian: {message}"),
-            ))
-            .into_response()
-        }
+        Some(body) => Json(crate::integrations::claude_code::deny_output(
+            &hook_event_of(body),
+            &format!("denied by guardian: {message}"),
+        ))
+        .into_response(),
         None => error_response(status, ".", message),
     };
     if hook_body.is_none() {
@@ -345,16 +347,8 @@ async fn agent_hook(
         Ok(i) => i,
         Err(e) => {
             // Answer in the event's shape when the event name can still be read.
-            let event = serde_json::from_slice::<serde_json::Value>(&body)
-                .ok()
-                .and_then(|v| {
-                    v.get("hook_event_name")
-                        .and_then(|e| e.as_str())
-                        .map(str::to_string)
-                })
-                .unwrap_or_else(|| "PreToolUse".into());
             return Json(deny_output(
-                &event,
+                &hook_event_of(&body),
                 &format!("the hook input is not valid: {e}"),
             ))
             .into_response();

@@ -68,38 +68,44 @@ async fn codex_shapes_are_translated_and_decided() {
     );
 }
 
-#[tokio::test]
-async fn every_file_of_a_patch_must_be_allowed() {
+/// A router over the test policy with `allow`/`deny` rules added, and its audit file's folder.
+fn codex_router(allow: &str, deny: &str) -> (tempfile::TempDir, axum::Router) {
     let dir = tempfile::tempdir().expect("tempdir");
     let text = config_text(EDITS, &dir.path().join("a.jsonl"))
-        .replace("allow = [", "allow = [\"Edit(./src/**)\", ");
+        .replace("allow = [", &format!("allow = [{allow}"))
+        .replace("deny  = [", &format!("deny  = [{deny}"));
     let cfg = guardian::Config::parse(&text, "guardian.toml").expect("parses");
     let g = std::sync::Arc::new(guardian::Guardian::from_config(cfg).expect("builds"));
-    let router = guardian::server::router(g);
-    let send = |body: Value| {
-        let router = router.clone();
-        async move {
-            use http_body_util::BodyExt;
-            use tower::ServiceExt;
-            let req = axum::http::Request::builder()
-                .method("POST")
-                .uri("/v1/hooks/codex")
-                .header("content-type", "application/json")
-                .body(axum::body::Body::from(body.to_string()))
-                .expect("request");
-            let resp = router.oneshot(req).await.expect("answer");
-            let bytes = resp.into_body().collect().await.expect("body").to_bytes();
-            serde_json::from_slice::<Value>(&bytes).expect("json")
-        }
-    };
+    (dir, guardian::server::router(g))
+}
+
+/// POSTs a hook input to `/v1/hooks/codex`; hooks always answer 200.
+async fn post_hook(router: &axum::Router, body: Value) -> Value {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let req = axum::http::Request::builder()
+        .method("POST")
+        .uri("/v1/hooks/codex")
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(body.to_string()))
+        .expect("request");
+    let resp = router.clone().oneshot(req).await.expect("answer");
+    assert_eq!(resp.status(), StatusCode::OK);
+    let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+    serde_json::from_slice::<Value>(&bytes).expect("json")
+}
+
+#[tokio::test]
+async fn every_file_of_a_patch_must_be_allowed() {
+    let (_dir, router) = codex_router("\"Edit(./src/**)\", ", "");
     // src/lib.rs, and a move from src/old.rs to src/new.rs: all inside Edit(./src/**).
     assert_eq!(
-        decision(&send(fixture("pretooluse-apply-patch-src.json")).await),
+        decision(&post_hook(&router, fixture("pretooluse-apply-patch-src.json")).await),
         "allow"
     );
     // The same with a git hook added: denied.
     assert_eq!(
-        decision(&send(fixture("pretooluse-apply-patch.json")).await),
+        decision(&post_hook(&router, fixture("pretooluse-apply-patch.json")).await),
         "deny"
     );
 }
@@ -148,33 +154,10 @@ fn the_readme_codex_config_blocks_through_a_real_server() {
 /// `tool_input` or beside it): the command and the host must both be allowed.
 #[tokio::test]
 async fn network_access_approvals_judge_the_host() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let text = config_text(EDITS, &dir.path().join("a.jsonl"))
-        .replace(
-            "allow = [",
-            "allow = [\"Bash(pip install *)\", \"WebFetch(domain:pypi.org)\", ",
-        )
-        .replace("deny  = [", "deny  = [\"WebFetch(domain:pastebin.com)\", ");
-    let cfg = guardian::Config::parse(&text, "guardian.toml").expect("parses");
-    let g = std::sync::Arc::new(guardian::Guardian::from_config(cfg).expect("builds"));
-    let router = guardian::server::router(g);
-    let send = |body: Value| {
-        let router = router.clone();
-        async move {
-            use http_body_util::BodyExt;
-            use tower::ServiceExt;
-            let req = axum::http::Request::builder()
-                .method("POST")
-                .uri("/v1/hooks/codex")
-                .header("content-type", "application/json")
-                .body(axum::body::Body::from(body.to_string()))
-                .expect("request");
-            let resp = router.oneshot(req).await.expect("answer");
-            assert_eq!(resp.status(), StatusCode::OK);
-            let bytes = resp.into_body().collect().await.expect("body").to_bytes();
-            serde_json::from_slice::<Value>(&bytes).expect("json")
-        }
-    };
+    let (dir, router) = codex_router(
+        "\"Bash(pip install *)\", \"WebFetch(domain:pypi.org)\", ",
+        "\"WebFetch(domain:pastebin.com)\", ",
+    );
     let behavior = |v: &Value| {
         v["hookSpecificOutput"]["decision"]["behavior"]
             .as_str()
@@ -182,23 +165,23 @@ async fn network_access_approvals_judge_the_host() {
             .to_string()
     };
     // pip install reaching pypi.org: both allowed by rules.
-    let out = send(fixture("permissionrequest-network-pypi.json")).await;
+    let out = post_hook(&router, fixture("permissionrequest-network-pypi.json")).await;
     assert_eq!(behavior(&out), "allow", "{out}");
     // The same command asking for pastebin.com (context beside tool_input): the host is denied.
-    let out = send(fixture("permissionrequest-network-paste.json")).await;
+    let out = post_hook(&router, fixture("permissionrequest-network-paste.json")).await;
     assert_eq!(behavior(&out), "deny", "{out}");
     assert!(out.to_string().contains("pastebin.com"), "{out}");
     // An unknown host over SOCKS5: no rule allows it, no reviewer: denied.
-    let out = send(fixture("permissionrequest-network-unknown.json")).await;
+    let out = post_hook(&router, fixture("permissionrequest-network-unknown.json")).await;
     assert_eq!(behavior(&out), "deny", "{out}");
     // Without the network context the same command is allowed: the host is what decided.
     let mut plain = fixture("permissionrequest-network-unknown.json");
     plain["tool_input"] = serde_json::json!({"command": "pip install requests"});
-    assert_eq!(behavior(&send(plain).await), "allow");
+    assert_eq!(behavior(&post_hook(&router, plain).await), "allow");
     // A context without a host is refused with a deny naming the field.
     let mut bad = fixture("permissionrequest-network-pypi.json");
     bad["tool_input"]["network_approval_context"] = serde_json::json!({"protocol": "https"});
-    let out = send(bad).await;
+    let out = post_hook(&router, bad).await;
     assert_eq!(behavior(&out), "deny");
     assert!(
         out.to_string().contains("network_approval_context.host"),

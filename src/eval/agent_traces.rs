@@ -199,16 +199,7 @@ fn codex_command(v: &Value) -> Option<String> {
             Some(
                 words
                     .iter()
-                    .map(|w| {
-                        if !w.is_empty()
-                            && w.chars()
-                                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
-                        {
-                            w.to_string()
-                        } else {
-                            format!("'{}'", w.replace('\'', r"'\''"))
-                        }
-                    })
+                    .map(|w| crate::normalize::shell::words::quote(w))
                     .collect::<Vec<_>>()
                     .join(" "),
             )

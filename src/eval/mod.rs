@@ -54,22 +54,19 @@ pub fn load_cases(files: &[impl AsRef<Path>]) -> Result<Vec<Case>, String> {
             if line.trim().is_empty() {
                 continue;
             }
-            let value: serde_json::Value = serde_json::from_str(line)
-                .map_err(|e| format!("{}:{}: {e}", f.display(), i + 1))?;
-            if value
-                .get("expected")
-                .is_some_and(serde_json::Value::is_null)
-            {
-                return Err(format!(
-                    "{}:{}: case {} is unlabeled (expected is null): label it first with `guardian eval --label {}`",
-                    f.display(),
-                    i + 1,
-                    value.get("id").unwrap_or(&serde_json::Value::Null),
-                    f.display()
-                ));
-            }
-            let case: Case = serde_json::from_value(value)
-                .map_err(|e| format!("{}:{}: {e}", f.display(), i + 1))?;
+            let case: Case = serde_json::from_str(line).map_err(|e| {
+                // Say why when the case is merely unlabeled (`traces import` leaves labels null).
+                match serde_json::from_str::<serde_json::Value>(line) {
+                    Ok(v) if v.get("expected").is_some_and(serde_json::Value::is_null) => format!(
+                        "{}:{}: case {} is unlabeled (expected is null): label it first with `guardian eval --label {}`",
+                        f.display(),
+                        i + 1,
+                        v.get("id").unwrap_or(&serde_json::Value::Null),
+                        f.display()
+                    ),
+                    _ => format!("{}:{}: {e}", f.display(), i + 1),
+                }
+            })?;
             out.push(case);
         }
     }

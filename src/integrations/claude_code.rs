@@ -100,7 +100,7 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
             "{tool} has no side effects guardian judges"
         )));
     }
-    let actions: Vec<Action> = match tool {
+    let mut actions: Vec<Action> = match tool {
         "apply_patch" => {
             let patch = s(&ti, "command")
                 .or_else(|| s(&ti, "patch"))
@@ -110,15 +110,16 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
         }
         _ => vec![single_action(tool, &ti, &cwd)?],
     };
-    let mut actions = actions;
-    let network = match &input.network_approval_context {
-        Some(ctx) if !ctx.is_null() => json!({ "network_approval_context": ctx }),
-        _ => ti.clone(),
-    };
-    if let Some(fetch) = network_action(&network)? {
+    let network = input
+        .network_approval_context
+        .as_ref()
+        .or_else(|| ti.get("network_approval_context"))
+        .or_else(|| ti.get("networkApprovalContext"))
+        .filter(|v| !v.is_null());
+    if let Some(ctx) = network {
         // Codex asks for network access on behalf of a command: the command runs either way, so
         // both the command and the host it wants to reach must be allowed.
-        actions.push(fetch);
+        actions.push(network_action(ctx)?);
     }
     let transcript_entries = input
         .transcript_path
@@ -160,14 +161,7 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
 /// policy does not cover; the request carries `network_approval_context: {host, protocol}` with
 /// protocol `http`, `https` (alias `https_connect`, `http-connect`), `socks5_tcp` or `socks5_udp`.
 /// It reaches hooks inside `tool_input` (and the app server's `networkApprovalContext`).
-fn network_action(ti: &Value) -> Result<Option<Action>, String> {
-    let Some(ctx) = ti
-        .get("network_approval_context")
-        .or_else(|| ti.get("networkApprovalContext"))
-        .filter(|v| !v.is_null())
-    else {
-        return Ok(None);
-    };
+fn network_action(ctx: &Value) -> Result<Action, String> {
     let host = s(ctx, "host")
         .map(|h| h.trim().to_string())
         .filter(|h| !h.is_empty())
@@ -180,7 +174,7 @@ fn network_action(ti: &Value) -> Result<Option<Action>, String> {
     };
     let url = format!("{scheme}://{host}/");
     match url::Url::parse(&url) {
-        Ok(u) if u.host_str().is_some() => Ok(Some(Action::Fetch { url })),
+        Ok(u) if u.host_str().is_some() => Ok(Action::Fetch { url }),
         _ => Err(format!(
             "tool_input.network_approval_context.host {host:?} is not a valid host"
         )),

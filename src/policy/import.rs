@@ -730,7 +730,7 @@ pub fn import_codex(text: &str, file: &str) -> Result<Imported, String> {
                     Val::List(toks) => toks
                         .iter()
                         .map(|t| match t {
-                            Val::Str(s) => Ok(quote(s)),
+                            Val::Str(s) => Ok(crate::normalize::shell::words::quote(s)),
                             Val::List(_) => {
                                 Err(format!("{source}: example tokens must be strings"))
                             }
@@ -752,17 +752,6 @@ pub fn import_codex(text: &str, file: &str) -> Result<Imported, String> {
         "Codex matches argv prefixes exactly; guardian also sees through wrappers and compound commands, so its rules are never looser".into(),
     );
     Ok(out)
-}
-
-fn quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 /// The imported rules as a `[policy]` snippet for guardian.toml, warnings as comments.
