@@ -30,6 +30,18 @@ fn verify(path: &Path) -> std::process::Output {
         .expect("runs")
 }
 
+/// Runs `guardian audit verify` on `path` and asserts the chain is intact.
+fn assert_verifies(path: &Path) -> std::process::Output {
+    let o = verify(path);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
 fn shell(cmd: &str, session: &str) -> Value {
     json!({"action": {"kind": "shell", "command": cmd, "cwd": "/work/repo"},
            "session": {"id": session}})
@@ -52,13 +64,7 @@ async fn records_are_chained_and_tampering_is_named() {
     assert_eq!(recs[0]["prev"], guardian::audit::GENESIS);
     assert_eq!(recs[1]["prev"], recs[0]["hash"]);
     assert_eq!(recs[2]["seq"], 3);
-    let o = verify(&path);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let o = assert_verifies(&path);
     assert!(String::from_utf8_lossy(&o.stdout).contains("3 records, chain intact"));
 
     let original = lines(&path);
@@ -157,13 +163,7 @@ async fn a_torn_tail_is_cut_and_the_chain_continues_after_a_restart() {
     g.review(req("git push"), "test").await;
     let ls = lines(&path);
     assert_eq!(ls.len(), 2, "{ls:?}");
-    let o = verify(&path);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_verifies(&path);
 }
 
 #[tokio::test]
@@ -290,25 +290,13 @@ fn kill_9_under_load_loses_no_acknowledged_record() {
             std::fs::write(&fixed, whole).expect("write");
             assert_eq!(verify(&fixed).status.code(), Some(0));
         } else {
-            let o = verify(&audit);
-            assert_eq!(
-                o.status.code(),
-                Some(0),
-                "{}",
-                String::from_utf8_lossy(&o.stderr)
-            );
+            assert_verifies(&audit);
         }
     }
     // One more start cuts any torn tail; then the whole history verifies.
     let mut server = Server::start(dir.path(), PUSH_DENIED);
     server.stop();
-    let o = verify(&audit);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_verifies(&audit);
     let text = std::fs::read_to_string(&audit).expect("audit");
     let recorded: std::collections::HashSet<String> = text
         .lines()
