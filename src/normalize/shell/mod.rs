@@ -104,6 +104,12 @@ pub fn analyze(command: &str) -> ShellAnalysis {
     }
     out.commands = w.commands;
     out.unknowns.extend(w.unknowns);
+    // A nested script the parser rejected may also have been cut short in the outer parse
+    // (`echo $(case x in x) git push;; esac)` reads as `echo` with `git push` as arguments):
+    // then the whole line is matched as text too, so deny rules still see what it holds.
+    if !w.unparsed.is_empty() && out.unparsed.is_empty() {
+        out.unparsed.push(command.to_string());
+    }
     out.unparsed.extend(w.unparsed);
     out.remote_code = w.remote_code;
     out.unknowns.dedup();

@@ -186,3 +186,13 @@ fn pathological_inputs_fail_fast_without_panicking() {
     );
     assert!(analyze("echo 'unterminated").parse_error.is_some());
 }
+
+#[test]
+fn a_nested_script_that_fails_to_parse_leaves_the_whole_line_to_text_matching() {
+    // brush-parser ends `$(case x in x) …;; esac)` at the case pattern's `)`, so the AST shows
+    // `echo` with `git push …` as arguments. The whole line goes to text matching as well.
+    let line = "case x in x) echo $(case x in x) git push origin main;; esac);; esac";
+    let a = analyze(line);
+    assert!(!a.unknowns.is_empty());
+    assert!(a.unparsed.iter().any(|u| u == line), "{:?}", a.unparsed);
+}
