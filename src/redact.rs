@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 
+use aho_corasick::AhoCorasick;
 use regex::{Regex, RegexSet};
 
 /// The compiled patterns.
@@ -17,7 +18,47 @@ pub struct Redactor {
     rules: Vec<(Regex, String)>,
     /// All patterns at once: one scan tells which (usually none) need replacing.
     set: Option<RegexSet>,
+    /// [`TRIGGERS`], when only built-in patterns are in use: text holding none of them holds no
+    /// secret, and the regex scan is skipped (a literal search is several times faster).
+    triggers: Option<AhoCorasick>,
 }
+
+/// Every match of a built-in pattern contains one of these (compared ASCII case-insensitively).
+/// A new built-in pattern needs its literal here; `every_builtin_kind_is_found_through_the_triggers`
+/// checks one sample of each kind.
+const TRIGGERS: &[&str] = &[
+    "-----BEGIN ",
+    "AKIA",
+    "ASIA",
+    "aws_secret_access_key",
+    "AIza",
+    "sk-",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xox",
+    "_live_",
+    "eyJ",
+    "bearer",
+    "://",
+    "password",
+    "passwd",
+    "pwd",
+    "secret",
+    "api_key",
+    "api-key",
+    "apikey",
+    "access_token",
+    "access-token",
+    "accesstoken",
+    "auth_token",
+    "auth-token",
+    "authtoken",
+];
 
 /// (kind, pattern, replacement template). `$k` keeps a captured prefix (`k`).
 const BUILT_IN: &[(&str, &str, &str)] = &[
@@ -121,9 +162,21 @@ impl Redactor {
         }
         let set = RegexSet::new(rules.iter().map(|(re, _)| re.as_str()))
             .map_err(|e| format!("redaction patterns: {e}"))?;
+        // Custom patterns have no known literal: then every text is scanned.
+        let triggers = if extra.is_empty() {
+            Some(
+                AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .build(TRIGGERS)
+                    .map_err(|e| format!("redaction triggers: {e}"))?,
+            )
+        } else {
+            None
+        };
         Ok(Redactor {
             rules,
             set: Some(set),
+            triggers,
         })
     }
 
@@ -132,6 +185,7 @@ impl Redactor {
         Redactor {
             rules: Vec::new(),
             set: None,
+            triggers: None,
         }
     }
 
@@ -140,7 +194,13 @@ impl Redactor {
         let Some(set) = &self.set else {
             return Cow::Borrowed(text);
         };
-        // Nearly every record holds no secret: a single non-overlapping scan says so.
+        // Nearly every record holds no secret: a literal search, or else a single regex scan,
+        // says so.
+        if let Some(t) = &self.triggers
+            && !t.is_match(text)
+        {
+            return Cow::Borrowed(text);
+        }
         if !set.is_match(text) {
             return Cow::Borrowed(text);
         }
@@ -274,6 +334,47 @@ mod tests {
         );
         assert_eq!(v["n"], 3);
         assert_eq!(v["action"]["path"], "id_rsa");
+    }
+
+    #[test]
+    fn every_builtin_kind_is_found_through_the_triggers() {
+        // One sample per built-in pattern, each in lowercase and uppercase where the pattern
+        // allows it: the literal prefilter must let every one through to the regexes.
+        let samples = [
+            "-----BEGIN RSA PRIVATE KEY-----\\nabc\\n-----END RSA PRIVATE KEY-----",
+            "ASIAIOSFODNN7EXAMPLE",
+            "AWS_SECRET_ACCESS_KEY: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "AIzaSyA1234567890abcdefghijklmnopqrstuv",
+            "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345",
+            "sk-abcdefghijklmnopqrstuvwxyz012345",
+            "gho_abcdefghijklmnopqrstuvwxyz0123456789",
+            "github_pat_abcdefghijklmnopqrstuvwxyz",
+            "glpat-abcdefghijklmnopqrst",
+            "xoxp-1234567890-abcdefghij",
+            "rk_live_abcdefghijklmnop1234",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+            "authorization: BEARER abcdef0123456789abcdef",
+            "postgres://bob:hunter22@db/x",
+            "Client-Secret=abcdefgh",
+            "APIKEY: 'abcdefgh'",
+            "Auth-Token=abcdefgh",
+            "export DB_PWD=abcdefghij",
+        ];
+        let red = Redactor::default();
+        let unfiltered = Redactor {
+            triggers: None,
+            ..red.clone()
+        };
+        assert!(samples.len() >= BUILT_IN.len());
+        for s in samples {
+            let text = format!("run {s} now");
+            let out = red.redact(&text);
+            assert!(out.contains("[REDACTED:"), "{s} was not redacted: {out}");
+            assert_eq!(out, unfiltered.redact(&text), "{s}");
+        }
+        // The prefilter and the regexes agree on text without secrets too.
+        let plain = "git status --short && cargo test -p x1";
+        assert_eq!(red.redact(plain), plain);
     }
 
     #[test]
