@@ -6,7 +6,9 @@
 #
 # 1. Rule-decided reviews: guardian (embedded-style rules, real audit log with fsync) vs a bare
 #    axum hello-world answering the same route (examples/hello.rs), same load generator
-#    (examples/loadgen.rs), same concurrency: req/s, p50, p99 and the ratio.
+#    (examples/loadgen.rs), same concurrency: req/s, p50, p99 and the ratio. Measured twice: with
+#    the default `[audit] fsync = "always"` (fdatasync before every answer, by group commit) and
+#    with `fsync = "interval"` (written before the answer, fdatasync every 100 ms).
 # 2. Reviewer path: guardian in front of a fake OpenAI-compatible reviewer with a fixed 200 ms
 #    latency (examples/fake_llm.rs), every request unique (no memory, no coalescing): guardian's
 #    overhead = p50 - 200 ms, as a share of 200 ms. The fake's own latency is measured too.
@@ -47,7 +49,7 @@ wait_up() { # url
   exit 1
 }
 
-P_GUARD=18800; P_HELLO=18801; P_LLM=18802; P_GUARD_R=18803
+P_GUARD=18800; P_HELLO=18801; P_LLM=18802; P_GUARD_R=18803; P_GUARD_I=18804
 
 cat > "$WORK/rules.toml" <<EOF
 [policy]
@@ -60,6 +62,7 @@ requests_per_minute_per_client = 0
 [audit]
 path = "$WORK/rules-audit.jsonl"
 EOF
+sed "s#rules-audit.jsonl\"#rules-interval-audit.jsonl\"\nfsync = \"interval\"#" "$WORK/rules.toml" > "$WORK/rules-interval.toml"
 cat > "$WORK/reviewer.toml" <<EOF
 [server]
 max_concurrent_requests = 4096
@@ -81,11 +84,13 @@ EOF
 
 "$BIN/examples/hello" "127.0.0.1:$P_HELLO" 2>/dev/null & PIDS+=($!); PID_HELLO=$!
 GUARDIAN_LOG=error "$BIN/guardian" serve --config "$WORK/rules.toml" --listen "127.0.0.1:$P_GUARD" 2>/dev/null & PIDS+=($!); PID_GUARD=$!
+GUARDIAN_LOG=error "$BIN/guardian" serve --config "$WORK/rules-interval.toml" --listen "127.0.0.1:$P_GUARD_I" 2>/dev/null & PIDS+=($!)
 "$BIN/examples/fake_llm" "127.0.0.1:$P_LLM" 200 2>/dev/null & PIDS+=($!)
 GUARDIAN_LOG=error "$BIN/guardian" serve --config "$WORK/reviewer.toml" --listen "127.0.0.1:$P_GUARD_R" 2>/dev/null & PIDS+=($!)
 wait_up "http://127.0.0.1:$P_HELLO/healthz"
 wait_up "http://127.0.0.1:$P_GUARD/healthz"
 wait_up "http://127.0.0.1:$P_GUARD_R/healthz"
+wait_up "http://127.0.0.1:$P_GUARD_I/healthz"
 
 # One agent session per connection, each sending different commands, as agents do.
 RULE_BODY='{"action":{"kind":"shell","command":"git status --short && cargo test -p x{n}","cwd":"/work/repo"},"session":{"id":"bench-{w}"}}'
@@ -102,30 +107,34 @@ field() { python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]
 echo "== warm-up" >&2
 load "http://127.0.0.1:$P_HELLO/v1/review" "$RULE_BODY" "$CONC" 2 >/dev/null
 load "http://127.0.0.1:$P_GUARD/v1/review" "$RULE_BODY" "$CONC" 2 >/dev/null
+load "http://127.0.0.1:$P_GUARD_I/v1/review" "$RULE_BODY" "$CONC" 2 >/dev/null
 
 echo "== 1. rule-decided reviews, concurrency $CONC, 3 alternating rounds of ${SECONDS_PER_RUN}s" >&2
-# Alternate baseline and guardian three times and keep the median round of each: a neighbour's
-# burst of CPU then hits both sides instead of one.
+# Alternate baseline and guardian (both fsync policies) three times and keep the median round of
+# each: a neighbour's burst of CPU then hits every side instead of one.
 RUNS=()
 for round in 1 2 3; do
   RUNS+=("$(load "http://127.0.0.1:$P_HELLO/v1/review" "$RULE_BODY" "$CONC" "$SECONDS_PER_RUN")")
   RUNS+=("$(load "http://127.0.0.1:$P_GUARD/v1/review" "$RULE_BODY" "$CONC" "$SECONDS_PER_RUN")")
+  RUNS+=("$(load "http://127.0.0.1:$P_GUARD_I/v1/review" "$RULE_BODY" "$CONC" "$SECONDS_PER_RUN")")
 done
 for r in "${RUNS[@]}"; do echo "$r"; done
 python3 - "${RUNS[@]}" <<'PY'
 import json, sys, statistics
 runs = [json.loads(a) for a in sys.argv[1:]]
-h, g = runs[0::2], runs[1::2]
+h, g, gi = runs[0::3], runs[1::3], runs[2::3]
 def med(rs):
     return sorted(rs, key=lambda r: r["rps"])[len(rs) // 2]
-mh, mg = med(h), med(g)
 print(f"| run (median of 3 rounds) | req/s | p50 ms | p99 ms | errors |")
 print(f"|---|---|---|---|---|")
-for name, r in (("axum hello (baseline)", mh), ("guardian, rule-decided", mg)):
-    print(f"| {name} | {r['rps']:.0f} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {sum(x['errors'] for x in (h if r is mh else g))} |")
-ratios = [b["rps"] / a["rps"] for a, b in zip(h, g)]
-print("per-round ratios: " + ", ".join(f"{x:.2f}" for x in ratios))
-print(f"ratio guardian/baseline req/s (median round): {statistics.median(ratios):.2f} (target >= 0.50)")
+for name, rs in (("axum hello (baseline)", h), ('guardian, rule-decided, fsync = "always" (default)', g),
+                 ('guardian, rule-decided, fsync = "interval"', gi)):
+    r = med(rs)
+    print(f"| {name} | {r['rps']:.0f} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {sum(x['errors'] for x in rs)} |")
+for name, rs in (('fsync = "always"', g), ('fsync = "interval"', gi)):
+    ratios = [b["rps"] / a["rps"] for a, b in zip(h, rs)]
+    print(f"{name}: per-round ratios " + ", ".join(f"{x:.2f}" for x in ratios)
+          + f"; guardian/baseline req/s (median round): {statistics.median(ratios):.2f} (target >= 0.50)")
 PY
 
 echo "== 2. reviewer path, fake reviewer at 200 ms, concurrency 32" >&2

@@ -2,7 +2,8 @@
 //!
 //! This module owns the audit log: a JSON-lines file, one record per decision, appended by one
 //! writer thread that groups concurrent records into a single write and `fdatasync` (group
-//! commit). [`AuditLog::append`] returns only after the record is on disk; the pipeline answers
+//! commit). [`AuditLog::append`] returns only after the record is on disk (or, with
+//! [`Durability::Interval`], in the file, synced by a background thread); the pipeline answers
 //! deny when it fails. Secrets are redacted ([`crate::redact`]) before a record leaves the
 //! request task. Each record carries `seq` (1, 2, …), `prev` (the previous record's hash; 64
 //! zeros for the first) and, last, `hash`: the SHA-256 of the record's line with the `hash` field
@@ -16,6 +17,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
 use tokio::sync::{mpsc, oneshot};
 
 use crate::redact::Redactor;
@@ -32,53 +37,54 @@ pub const GENESIS: &str = "00000000000000000000000000000000000000000000000000000
 /// `,"hash":"` + 64 hex digits + `"}`: how every chained line ends.
 const HASH_SUFFIX_LEN: usize = 9 + 64 + 2;
 
-/// One decision as recorded.
+/// One decision as recorded (borrowing from the request and the outcome: nothing is copied
+/// before serialization).
 #[derive(Debug, Clone, Serialize)]
-pub struct AuditRecord {
+pub struct AuditRecord<'a> {
     /// RFC 3339 time of the decision.
     pub time: String,
     /// The review id returned to the client.
-    pub review_id: String,
+    pub review_id: &'a str,
     /// The session id (given or generated).
-    pub session_id: String,
+    pub session_id: &'a str,
     /// The agent named in the request.
-    pub agent: Option<String>,
+    pub agent: Option<&'a str>,
     /// The client that asked (authenticated name, or `anonymous`).
-    pub client: String,
+    pub client: &'a str,
     /// The full action.
-    pub action: Action,
+    pub action: &'a Action,
     /// The working directory the action was judged in.
-    pub cwd: String,
+    pub cwd: &'a str,
     /// The user's intent, as given.
-    pub intent: Option<String>,
+    pub intent: Option<&'a str>,
     /// Strict mode.
     pub strict: bool,
     /// The retry block, as given.
-    pub retry: Option<Retry>,
+    pub retry: Option<&'a Retry>,
     /// allow or deny.
     pub decision: Decision,
     /// Which stage decided.
     pub decided_by: DecidedBy,
     /// The rule that decided, or sent the action to review.
-    pub rule: Option<RuleRef>,
+    pub rule: Option<&'a RuleRef>,
     /// The reviewer's risk level.
     pub risk_level: Option<RiskLevel>,
     /// The reviewer's reading of the user's authorisation.
     pub user_authorization: Option<UserAuthorization>,
     /// Why.
-    pub rationale: String,
+    pub rationale: &'a str,
     /// What the agent was told.
-    pub message: String,
+    pub message: &'a str,
     /// The reviewer backend, when one was asked.
-    pub reviewer_backend: Option<String>,
+    pub reviewer_backend: Option<&'a str>,
     /// The reviewer model, when one was asked.
-    pub reviewer_model: Option<String>,
+    pub reviewer_model: Option<&'a str>,
     /// The system prompt's version id.
-    pub prompt_version: String,
+    pub prompt_version: &'a str,
     /// The system prompt's hash.
-    pub prompt_sha256: String,
+    pub prompt_sha256: &'a str,
     /// Kind of reviewer failure, when the decision is a fallback.
-    pub error: Option<String>,
+    pub error: Option<&'a str>,
     /// Time from request to decision, in milliseconds.
     pub latency_ms: u64,
     /// Tokens the reviewer used.
@@ -86,12 +92,25 @@ pub struct AuditRecord {
     /// Reviewer calls made (retries and stages included); 0 when the reviewer was not asked.
     pub attempts: u32,
     /// The review stages that ran: `first_pass`, `full`.
-    pub stages: Vec<&'static str>,
+    pub stages: &'a [&'static str],
     /// Why the agent was told to stop, when the session's circuit breaker tripped.
-    pub interrupt: Option<String>,
+    pub interrupt: Option<&'a str>,
 }
 
 type Job = (Vec<u8>, oneshot::Sender<io::Result<()>>);
+
+/// When a record is acknowledged (`[audit] fsync`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// After its batch is written and `fdatasync`ed (group commit): survives a crash of the
+    /// process, of the kernel and a power loss. The default.
+    #[default]
+    Always,
+    /// After its batch is written to the file (the kernel's page cache), with an `fdatasync` at
+    /// most this long after: survives a crash or `kill -9` of guardian, but a kernel crash or
+    /// power loss may lose the records of the last interval.
+    Interval(Duration),
+}
 
 /// The audit log writer.
 #[derive(Debug, Clone)]
@@ -117,6 +136,15 @@ impl AuditLog {
 
     /// Opens the log with the given redactor.
     pub fn open_with(path: &Path, redactor: Redactor) -> io::Result<AuditLog> {
+        AuditLog::open_durable(path, redactor, Durability::Always)
+    }
+
+    /// Opens the log with the given redactor and fsync policy.
+    pub fn open_durable(
+        path: &Path,
+        redactor: Redactor,
+        durability: Durability,
+    ) -> io::Result<AuditLog> {
         if let Some(parent) = path.parent()
             && !parent.as_os_str().is_empty()
         {
@@ -129,10 +157,14 @@ impl AuditLog {
             .open(path)?;
         cut_torn_tail(&mut file)?;
         let chain = last_link(&mut file)?;
+        let syncer = match durability {
+            Durability::Always => None,
+            Durability::Interval(every) => Some(Syncer::start(&file, every)?),
+        };
         let (tx, rx) = mpsc::channel::<Job>(QUEUE);
         std::thread::Builder::new()
             .name("guardian-audit".into())
-            .spawn(move || writer(file, rx, chain))?;
+            .spawn(move || writer(file, rx, chain, syncer))?;
         Ok(AuditLog {
             tx,
             path: path.to_path_buf(),
@@ -145,8 +177,9 @@ impl AuditLog {
         &self.path
     }
 
-    /// Appends one record (secrets redacted, chained) and waits until it is on disk.
-    pub async fn append(&self, record: &AuditRecord) -> io::Result<()> {
+    /// Appends one record (secrets redacted, chained) and waits until it is on disk (in the file,
+    /// for [`Durability::Interval`]).
+    pub async fn append(&self, record: &AuditRecord<'_>) -> io::Result<()> {
         let body = serde_json::to_vec(record).map_err(io::Error::other)?;
         let body = self.redactor.redact_json(body);
         let (done_tx, done_rx) = oneshot::channel();
@@ -247,27 +280,67 @@ fn parse_link(line: &[u8]) -> Option<(u64, String)> {
     ))
 }
 
-/// Splices `seq` and `prev` into a serialized record and appends `hash`: the finished line.
-fn chain_line(body: &[u8], chain: &mut Chain) -> io::Result<Vec<u8>> {
+/// Splices `seq` and `prev` into a serialized record, appends `hash` and the newline, and adds
+/// the finished line to `out` (hashed as it is written: no copy of the record is made).
+fn chain_line(body: &[u8], chain: &mut Chain, out: &mut Vec<u8>) -> io::Result<()> {
+    use std::io::Write as _;
     if body.len() < 2 || body[0] != b'{' || body[body.len() - 1] != b'}' {
         return Err(io::Error::other("an audit record must be a JSON object"));
     }
     let seq = chain.seq + 1;
-    let mut unhashed = format!("{{\"seq\":{seq},\"prev\":\"{}\"", chain.prev).into_bytes();
+    let start = out.len();
+    write!(out, "{{\"seq\":{seq},\"prev\":\"{}\"", chain.prev)?;
     if body.len() > 2 {
-        unhashed.push(b',');
+        out.push(b',');
     }
-    unhashed.extend_from_slice(&body[1..]);
-    let hash = hex::encode(Sha256::digest(&unhashed));
-    let mut line = unhashed;
-    line.pop(); // the closing brace
-    line.extend_from_slice(format!(",\"hash\":\"{hash}\"}}\n").as_bytes());
+    out.extend_from_slice(&body[1..]);
+    let hash = hex::encode(Sha256::digest(&out[start..]));
+    out.pop(); // the closing brace
+    out.extend_from_slice(b",\"hash\":\"");
+    out.extend_from_slice(hash.as_bytes());
+    out.extend_from_slice(b"\"}\n");
     chain.seq = seq;
     chain.prev = hash;
-    Ok(line)
+    Ok(())
 }
 
-fn writer(mut file: File, mut rx: mpsc::Receiver<Job>, mut chain: Chain) {
+/// The background `fdatasync` of [`Durability::Interval`]: the writer marks the file dirty after
+/// each write, and this thread syncs it at most once per interval.
+struct Syncer {
+    dirty: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Syncer {
+    fn start(file: &File, every: Duration) -> io::Result<Syncer> {
+        let file = file.try_clone()?;
+        let dirty = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (d, st) = (dirty.clone(), stop.clone());
+        std::thread::Builder::new()
+            .name("guardian-audit-sync".into())
+            .spawn(move || {
+                while !st.load(Ordering::Acquire) {
+                    std::thread::sleep(every);
+                    if d.swap(false, Ordering::AcqRel)
+                        && let Err(e) = file.sync_data()
+                    {
+                        d.store(true, Ordering::Release);
+                        tracing::error!(error = %e, "audit fdatasync failed");
+                    }
+                }
+            })?;
+        Ok(Syncer { dirty, stop })
+    }
+}
+
+impl Drop for Syncer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+    }
+}
+
+fn writer(mut file: File, mut rx: mpsc::Receiver<Job>, mut chain: Chain, syncer: Option<Syncer>) {
     while let Some(first) = rx.blocking_recv() {
         let mut batch = vec![first];
         while batch.len() < BATCH {
@@ -284,15 +357,23 @@ fn writer(mut file: File, mut rx: mpsc::Receiver<Job>, mut chain: Chain) {
                 results.push(Ok(())); // a flush marker
                 continue;
             }
-            match chain_line(body, &mut chain) {
-                Ok(line) => {
-                    buf.extend_from_slice(&line);
-                    results.push(Ok(()));
+            let len = buf.len();
+            match chain_line(body, &mut chain, &mut buf) {
+                Ok(()) => results.push(Ok(())),
+                Err(e) => {
+                    buf.truncate(len);
+                    results.push(Err(e));
                 }
-                Err(e) => results.push(Err(e)),
             }
         }
-        let written = file.write_all(&buf).and_then(|()| file.sync_data());
+        let flush = batch.iter().any(|(body, _)| body.is_empty());
+        let written = file.write_all(&buf).and_then(|()| match &syncer {
+            Some(s) if !flush => {
+                s.dirty.store(true, Ordering::Release);
+                Ok(())
+            }
+            _ => file.sync_data(),
+        });
         if let Err(e) = &written {
             // Nothing of this batch is acknowledged; cut whatever part of it reached the file so
             // the next batch continues the chain from the last acknowledged record.
@@ -307,6 +388,9 @@ fn writer(mut file: File, mut rx: mpsc::Receiver<Job>, mut chain: Chain) {
             };
             let _ = done.send(r);
         }
+    }
+    if syncer.is_some() {
+        let _ = file.sync_data();
     }
 }
 

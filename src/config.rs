@@ -418,6 +418,29 @@ pub struct AuditConfig {
     /// More regexes whose matches are redacted (`[REDACTED:custom]`).
     #[serde(default)]
     pub redact_patterns: Vec<String>,
+    /// When a decision's record is durable before the answer: `always` (fdatasync by group
+    /// commit) or `interval` (written to the file before the answer, fdatasync every
+    /// `fsync_interval_ms`).
+    #[serde(default)]
+    pub fsync: FsyncPolicy,
+    /// The longest time between two fdatasyncs with `fsync = "interval"`.
+    #[serde(default = "default_fsync_interval_ms")]
+    pub fsync_interval_ms: u64,
+}
+
+/// `[audit] fsync`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FsyncPolicy {
+    /// Every record is fdatasynced before its answer (group commit). The default.
+    #[default]
+    Always,
+    /// Every record is written before its answer and fdatasynced within `fsync_interval_ms`.
+    Interval,
+}
+
+fn default_fsync_interval_ms() -> u64 {
+    100
 }
 
 fn yes() -> bool {
@@ -430,6 +453,8 @@ impl Default for AuditConfig {
             path: default_audit_path(),
             redact: true,
             redact_patterns: Vec::new(),
+            fsync: FsyncPolicy::Always,
+            fsync_interval_ms: default_fsync_interval_ms(),
         }
     }
 }
@@ -441,6 +466,16 @@ impl AuditConfig {
             crate::redact::Redactor::new(&self.redact_patterns)
         } else {
             Ok(crate::redact::Redactor::none())
+        }
+    }
+
+    /// The fsync policy these settings describe.
+    pub fn durability(&self) -> crate::audit::Durability {
+        match self.fsync {
+            FsyncPolicy::Always => crate::audit::Durability::Always,
+            FsyncPolicy::Interval => crate::audit::Durability::Interval(
+                std::time::Duration::from_millis(self.fsync_interval_ms),
+            ),
         }
     }
 }
@@ -629,6 +664,12 @@ impl Config {
         }
         if let Err(e) = self.audit.redactor() {
             return Err(invalid("audit.redact_patterns", &e));
+        }
+        if !(1..=60_000).contains(&self.audit.fsync_interval_ms) {
+            return Err(invalid(
+                "audit.fsync_interval_ms",
+                "must be between 1 and 60000",
+            ));
         }
         if self.reviewer.backend != BackendKind::None {
             match url::Url::parse(&self.reviewer.base_url) {

@@ -182,12 +182,11 @@ impl Guardian {
             path: config.audit.path.display().to_string(),
             source: std::io::Error::other(e),
         })?;
-        let audit = AuditLog::open_with(&config.audit.path, redactor).map_err(|source| {
-            SetupError::Audit {
+        let audit = AuditLog::open_durable(&config.audit.path, redactor, config.audit.durability())
+            .map_err(|source| SetupError::Audit {
                 path: config.audit.path.display().to_string(),
                 source,
-            }
-        })?;
+            })?;
         let sessions = Sessions::new(
             config.breaker.clone(),
             Duration::from_secs(config.reviewer.memory_ttl_s),
@@ -416,39 +415,40 @@ impl Guardian {
         }
         let record = AuditRecord {
             time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-            review_id: id.clone(),
-            session_id: session_id.clone(),
-            agent: req.session.as_ref().and_then(|s| s.agent.clone()),
-            client: client.to_string(),
-            action: req.action.clone(),
-            cwd: outcome.cwd.clone(),
-            intent: req.intent.clone(),
+            review_id: &id,
+            session_id: &session_id,
+            agent: req.session.as_ref().and_then(|s| s.agent.as_deref()),
+            client,
+            action: &req.action,
+            cwd: &outcome.cwd,
+            intent: req.intent.as_deref(),
             strict: req.strict,
-            retry: req.retry.clone(),
+            retry: req.retry.as_ref(),
             decision: outcome.decision,
             decided_by: outcome.decided_by,
-            rule: outcome.rule.clone(),
+            rule: outcome.rule.as_ref(),
             risk_level: outcome.risk_level,
             user_authorization: outcome.user_authorization,
-            rationale: outcome.rationale.clone(),
-            message: outcome.message.clone(),
-            reviewer_backend: outcome
-                .reviewer_asked
-                .then(|| self.reviewer.backend().to_string()),
+            rationale: &outcome.rationale,
+            message: &outcome.message,
+            reviewer_backend: outcome.reviewer_asked.then(|| self.reviewer.backend()),
             reviewer_model: if outcome.reviewer_asked {
-                self.reviewer.model().map(str::to_string)
+                self.reviewer.model()
             } else {
                 None
             },
-            prompt_version: PROMPT_VERSION.to_string(),
-            prompt_sha256: self.prompts.sha().to_string(),
-            stages: outcome.stages.clone(),
-            error: outcome.error.clone(),
+            prompt_version: PROMPT_VERSION,
+            prompt_sha256: self.prompts.sha(),
+            stages: &outcome.stages,
+            error: outcome.error.as_deref(),
             latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             tokens: outcome.usage,
             attempts: outcome.attempts,
-            interrupt: interrupt.clone(),
+            interrupt: interrupt.as_deref(),
         };
+        let audited = self.audit.append(&record).await;
+        let (tokens, latency_ms) = (record.tokens, record.latency_ms);
+        let error = outcome.error.clone();
         let mut response = ReviewResponse {
             id,
             decision: outcome.decision,
@@ -459,7 +459,7 @@ impl Guardian {
             message: outcome.message,
             interrupt: interrupt.is_some(),
         };
-        if let Err(e) = self.audit.append(&record).await {
+        if let Err(e) = audited {
             tracing::error!(review_id = %response.id, error = %e, "audit write failed; denying");
             response.decision = Decision::Deny;
             response.decided_by = DecidedBy::Fallback;
@@ -477,16 +477,16 @@ impl Guardian {
             decision = response.decision.as_str(),
             decided_by = response.decided_by.as_str(),
             kind = req.action.kind(),
-            error = record.error.as_deref().unwrap_or(""),
-            latency_ms = record.latency_ms,
+            error = error.as_deref().unwrap_or(""),
+            latency_ms,
             "decided"
         );
         let error = if response.decided_by == DecidedBy::Fallback {
-            record.error.clone().or_else(|| Some("audit".into()))
+            error.or_else(|| Some("audit".into()))
         } else {
             None
         };
-        (response, (record.tokens, error))
+        (response, (tokens, error))
     }
 
     async fn decide(

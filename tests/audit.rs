@@ -224,13 +224,24 @@ async fn audit_queries_filter_by_session_decision_and_time() {
 /// verifies, no line is half-written, and every review a client got an answer for is in the log.
 #[test]
 fn kill_9_under_load_loses_no_acknowledged_record() {
+    kill_9_rounds("");
+}
+
+/// The same with `fsync = "interval"`: a record is acknowledged once it is in the file, which a
+/// crash of the process does not undo.
+#[test]
+fn kill_9_with_interval_fsync_loses_no_acknowledged_record() {
+    kill_9_rounds("fsync = \"interval\"\nfsync_interval_ms = 1000");
+}
+
+fn kill_9_rounds(audit_keys: &str) {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let dir = tempfile::tempdir().expect("tempdir");
     let audit = dir.path().join("server-audit.jsonl");
     let acknowledged: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     for round in 0..6u64 {
-        let mut server = Server::start(dir.path(), PUSH_DENIED);
+        let mut server = Server::start_with_audit(dir.path(), PUSH_DENIED, audit_keys);
         let addr = server.addr.clone();
         let acks = Arc::clone(&acknowledged);
         let stop_after = Duration::from_millis(80 + fastrand::u64(0..320));
@@ -294,7 +305,7 @@ fn kill_9_under_load_loses_no_acknowledged_record() {
         }
     }
     // One more start cuts any torn tail; then the whole history verifies.
-    let mut server = Server::start(dir.path(), PUSH_DENIED);
+    let mut server = Server::start_with_audit(dir.path(), PUSH_DENIED, audit_keys);
     server.stop();
     assert_verifies(&audit);
     let text = std::fs::read_to_string(&audit).expect("audit");

@@ -214,6 +214,11 @@ fn config_is_validated_with_the_key_named() {
             "[audit]\nredact_patterns = [\"(\"]\n",
             "audit.redact_patterns",
         ),
+        ("[audit]\nfsync = \"sometimes\"\n", "fsync"),
+        (
+            "[audit]\nfsync = \"interval\"\nfsync_interval_ms = 0\n",
+            "audit.fsync_interval_ms",
+        ),
         (
             "[[auth.tokens]]\nclient = \"a\"\nsha256 = \"0000000000000000000000000000000000000000000000000000000000000000\"\n[[auth.tokens]]\nclient = \"a\"\nsha256 = \"1111111111111111111111111111111111111111111111111111111111111111\"\n",
             "auth.tokens[1].client",

@@ -146,12 +146,17 @@ pub struct Server {
 impl Server {
     /// Starts the real binary with a policy (`[policy]` body) and an audit file in `dir`.
     pub fn start(dir: &std::path::Path, policy: &str) -> Server {
+        Server::start_with_audit(dir, policy, "")
+    }
+
+    /// Like [`Server::start`], with more `[audit]` keys (`audit`, TOML lines).
+    pub fn start_with_audit(dir: &std::path::Path, policy: &str, audit: &str) -> Server {
         use std::io::BufRead;
         let cfg = dir.join("guardian.toml");
         std::fs::write(
             &cfg,
             format!(
-                "[policy]\n{policy}\n[audit]\npath = \"{}\"\n",
+                "[policy]\n{policy}\n[audit]\npath = \"{}\"\n{audit}\n",
                 dir.join("server-audit.jsonl").display()
             ),
         )
