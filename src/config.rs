@@ -532,6 +532,37 @@ pub struct RuleSpec {
     pub justification: Option<String>,
 }
 
+/// The largest config, policy or import file read.
+pub const MAX_CONFIG_FILE_BYTES: u64 = 16 << 20;
+
+/// Reads an operator-named text file (config, import, tenant policy): only a regular file of at
+/// most [`MAX_CONFIG_FILE_BYTES`], so a path to `/dev/zero`, a FIFO or a huge file is an error
+/// instead of a hang.
+pub fn read_text_file(path: &Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if meta.len() > MAX_CONFIG_FILE_BYTES {
+        return Err(std::io::Error::other(format!(
+            "larger than {} MiB",
+            MAX_CONFIG_FILE_BYTES >> 20
+        )));
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(MAX_CONFIG_FILE_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_CONFIG_FILE_BYTES {
+        return Err(std::io::Error::other(format!(
+            "larger than {} MiB",
+            MAX_CONFIG_FILE_BYTES >> 20
+        )));
+    }
+    Ok(text)
+}
+
 impl Config {
     /// Loads a config file, or the embedded default when `path` is `None`.
     pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
@@ -539,7 +570,7 @@ impl Config {
             None => Config::parse(DEFAULT_POLICY, DEFAULT_POLICY_NAME),
             Some(p) => {
                 let name = p.display().to_string();
-                let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Read {
+                let text = read_text_file(p).map_err(|source| ConfigError::Read {
                     path: name.clone(),
                     source,
                 })?;
@@ -734,7 +765,7 @@ impl Config {
             .parent()
             .unwrap_or(Path::new(""));
         let path = base.join(file);
-        std::fs::read_to_string(&path)
+        read_text_file(&path)
             .map(Some)
             .map_err(|source| ConfigError::Read {
                 path: path.display().to_string(),

@@ -271,3 +271,30 @@ fn the_default_policy_passes_its_cases() {
         stdout(&o)
     );
 }
+
+/// An import naming a device or a FIFO is a startup error that names it, never a hang (reading
+/// `/dev/zero` used to fill memory forever).
+#[test]
+fn an_import_that_is_not_a_regular_file_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("rules.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    for target in ["/dev/zero".to_string(), fifo.display().to_string()] {
+        write(
+            dir.path(),
+            "guardian.toml",
+            &format!("[policy]\nimport = [\"{target}\"]\n"),
+        );
+        let o = run(dir.path(), &["policy", "--config", "guardian.toml"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_ne!(o.status.code(), Some(0), "{target}");
+        assert!(
+            err.contains(&format!("cannot import {target}: not a regular file")),
+            "{target}: {err}"
+        );
+    }
+}

@@ -34,7 +34,7 @@ pub struct Imported {
 
 /// Imports a file, choosing the format from its name and content.
 pub fn import_file(path: &Path) -> Result<Imported, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let text = crate::config::read_text_file(path).map_err(|e| e.to_string())?;
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
