@@ -836,7 +836,38 @@ fn git_effects(args: &[WordValue], e: &mut Effects) {
             "exec",
         ],
     );
+    // Options that write a file: `--output=F` (diff, log, show, format-patch, archive, …),
+    // `--output-directory`/`-o` (format-patch), `-o` (archive).
+    let mut j = 0;
+    while j < rest.len() {
+        let t = rest[j].text.as_str();
+        if let Some(v) = t
+            .strip_prefix("--output=")
+            .or_else(|| t.strip_prefix("--output-directory="))
+        {
+            e.writes.push(WordValue {
+                text: v.to_string(),
+                ..rest[j].clone()
+            });
+        } else if matches!(t, "--output" | "--output-directory")
+            || (t == "-o" && matches!(sub.text.as_str(), "format-patch" | "archive"))
+        {
+            if let Some(w) = rest.get(j + 1) {
+                e.writes.push(w.clone());
+                j += 1;
+            }
+        }
+        j += 1;
+    }
     match sub.text.as_str() {
+        "bundle" => {
+            let ops = all_ops(&a);
+            if ops.first().is_some_and(|w| w.text == "create")
+                && let Some(file) = ops.get(1)
+            {
+                e.writes.push(file.clone());
+            }
+        }
         "clone" => {
             let ops = all_ops(&a);
             if let Some(url) = ops.first() {
@@ -926,6 +957,36 @@ mod tests {
 
     fn texts(v: &[WordValue]) -> Vec<&str> {
         v.iter().map(|w| w.text.as_str()).collect()
+    }
+
+    #[test]
+    fn git_options_that_write_files_are_writes() {
+        assert_eq!(
+            texts(&fx("git diff --output=/etc/profile HEAD").writes),
+            vec!["/etc/profile"]
+        );
+        assert_eq!(
+            texts(&fx("git log -p --output ../x.txt").writes),
+            vec!["../x.txt"]
+        );
+        assert_eq!(
+            texts(&fx("git format-patch -o ~/.ssh HEAD~1").writes),
+            vec!["~/.ssh"]
+        );
+        assert_eq!(
+            texts(&fx("git archive -o out.tar HEAD").writes),
+            vec!["out.tar"]
+        );
+        assert_eq!(
+            texts(&fx("git bundle create repo.bundle main").writes),
+            vec!["repo.bundle"]
+        );
+        assert!(
+            fx("git diff --output-indicator-new=+ HEAD")
+                .writes
+                .is_empty()
+        );
+        assert!(fx("git log -o x").writes.is_empty());
     }
 
     #[test]
