@@ -119,6 +119,10 @@ pub struct SessionInfo {
     /// The sandbox the agent runs commands in, e.g. `workspace-write`, `read-only`, `none`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<String>,
+    /// The agent's home directory (absolute): what `~` means in its commands and in `~/…` rules.
+    /// Without it, `~` is guardian's own `$HOME`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub home: Option<String>,
 }
 
 /// Who spoke a transcript entry.
@@ -222,6 +226,14 @@ impl ReviewRequest {
 
     /// Checks what the types alone cannot: non-empty commands, parseable URLs.
     pub fn validate(&self) -> Result<(), RequestError> {
+        if let Some(home) = self.session.as_ref().and_then(|s| s.home.as_deref())
+            && !std::path::Path::new(home).is_absolute()
+        {
+            return Err(RequestError::new(
+                "session.home",
+                "session.home must be an absolute path",
+            ));
+        }
         match &self.action {
             Action::Shell { command, .. } if command.trim().is_empty() => Err(RequestError::new(
                 "action.command",

