@@ -146,9 +146,10 @@ fn hook_event_of(body: &[u8]) -> String {
 /// 200 deny in the shape of the hook event named in the body.
 fn refuse(hook_body: Option<&[u8]>, status: StatusCode, message: &str) -> Response {
     let mut resp = match hook_body {
+        // deny_output says "denied by guardian: " itself.
         Some(body) => Json(crate::integrations::claude_code::deny_output(
             &hook_event_of(body),
-            &format!("denied by guardian: {message}"),
+            message,
         ))
         .into_response(),
         None => error_response(status, ".", message),
@@ -364,10 +365,14 @@ async fn agent_hook(
     };
     match translated {
         Ok(Translation::Review(reqs)) => {
-            // Every file of a multi-file patch must be allowed; the first denial answers.
+            // Every file of a multi-file patch must be allowed. The files are reviewed together,
+            // each within the reviewer's deadline, so a long patch fits the request's backstop;
+            // the first denial answers, and the reviews still running are dropped.
+            use futures::StreamExt as _;
+            let mut pending: futures::stream::FuturesUnordered<_> =
+                reqs.into_iter().map(|req| g.review(req, &client)).collect();
             let mut last = None;
-            for req in reqs {
-                let resp = g.review(req, &client).await;
+            while let Some(resp) = pending.next().await {
                 let denied = resp.decision != crate::verdict::Decision::Allow;
                 last = Some(resp);
                 if denied {

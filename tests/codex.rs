@@ -7,7 +7,7 @@ use std::path::Path;
 
 use axum::http::StatusCode;
 use common::*;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn fixture(name: &str) -> Value {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -108,6 +108,38 @@ async fn every_file_of_a_patch_must_be_allowed() {
         decision(&post_hook(&router, fixture("pretooluse-apply-patch.json")).await),
         "deny"
     );
+}
+
+/// The files of a patch are reviewed together: three files needing the reviewer, which takes
+/// 1 s per answer, fit a 2.5 s request backstop (one after the other they would take 3 s and be
+/// cut off, a denial).
+#[tokio::test]
+async fn the_files_of_a_patch_are_reviewed_together() {
+    let reviewer = fake_reviewer(
+        wiremock::ResponseTemplate::new(200)
+            .set_body_json(completion(&verdict("low", "high", "allow")))
+            .set_delay(std::time::Duration::from_millis(1000)),
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = config_text(
+        &format!(
+            "{}memory_ttl_s = 0\n",
+            openai_reviewer(&reviewer.uri(), 20_000)
+        ),
+        &dir.path().join("a.jsonl"),
+    )
+    .replace("[server]\n", "[server]\nrequest_timeout_ms = 2500\n");
+    let cfg = guardian::Config::parse(&text, "guardian.toml").expect("parses");
+    let g = std::sync::Arc::new(guardian::Guardian::from_config(cfg).expect("builds"));
+    let router = guardian::server::router(g);
+    let patch = "*** Begin Patch\n*** Update File: a.rs\n@@\n-a\n+b\n*** Update File: b.rs\n@@\n-a\n+b\n*** Update File: c.rs\n@@\n-a\n+b\n*** End Patch\n";
+    let input = json!({"session_id": "s", "cwd": "/work/repo", "hook_event_name": "PreToolUse",
+                       "tool_name": "apply_patch", "tool_input": {"command": patch}});
+    let out = post_hook(&router, input).await;
+    assert_eq!(decision(&out), "allow", "{out}");
+    let calls = reviewer.received_requests().await.expect("recorded").len();
+    assert_eq!(calls, 3, "one review per file");
 }
 
 #[test]
