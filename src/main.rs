@@ -206,12 +206,10 @@ enum PolicyCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // The service logs each decision; one-shot commands only warnings (their answer is on stdout).
-    init_tracing(if matches!(cli.command, Command::Serve { .. }) {
-        "info"
-    } else {
-        "warn"
-    });
+    // The service logs each decision, from a background thread; one-shot commands only warnings
+    // (their answer is on stdout). The guard flushes the log when main returns.
+    let serving = matches!(cli.command, Command::Serve { .. });
+    let _log_guard = init_tracing(if serving { "info" } else { "warn" }, serving);
     // 8 MiB stacks (tokio's default is 2 MiB): a margin for recursive parsers on every thread.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -227,16 +225,34 @@ fn main() -> ExitCode {
     runtime.block_on(run(cli))
 }
 
-fn init_tracing(default_level: &str) {
+/// JSON logs on stderr. With `background`, lines are handed to a writer thread (tracing-appender),
+/// so a stalled stderr pipe never blocks a runtime thread; if it stays stalled until 100,000
+/// lines are waiting, newer lines are dropped (the audit log, not the log, is the record).
+fn init_tracing(
+    default_level: &str,
+    background: bool,
+) -> Option<tracing_appender::non_blocking::WorkerGuard> {
+    use tracing_subscriber::fmt::writer::BoxMakeWriter;
     let filter = tracing_subscriber::EnvFilter::try_from_env("GUARDIAN_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
+    let (writer, guard) = if background {
+        let (w, g) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+            .buffered_lines_limit(100_000)
+            .lossy(true)
+            .thread_name("guardian-log")
+            .finish(std::io::stderr());
+        (BoxMakeWriter::new(w), Some(g))
+    } else {
+        (BoxMakeWriter::new(std::io::stderr), None)
+    };
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(writer)
         // A closed log pipe must never take a request down (tracing would eprintln! and panic).
         .log_internal_errors(false)
         .json()
         .try_init();
+    guard
 }
 
 async fn run(cli: Cli) -> ExitCode {
