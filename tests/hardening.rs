@@ -536,3 +536,70 @@ fn the_hook_command_sends_guardian_token() {
     );
     assert!(audit.contains("\"client\":\"laptop\""));
 }
+
+/// A log pipe nobody reads fills after a few hundred `decided` lines; requests must still be
+/// answered (the log is written from a background thread, not from the request).
+#[test]
+fn a_stalled_log_pipe_does_not_stall_requests() {
+    use std::io::BufRead;
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("guardian.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "[policy]\nallow = [\"Bash(git status)\"]\n[limits]\nrequests_per_minute_per_client = 0\n[audit]\npath = \"{}\"\nfsync = \"interval\"\n",
+            dir.path().join("a.jsonl").display()
+        ),
+    )
+    .expect("config");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_guardian"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--config"])
+        .arg(&cfg)
+        .env("GUARDIAN_LOG", "info")
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let mut addr = None;
+    for _ in 0..50 {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+        if let Some(a) = line.trim().strip_prefix("guardian listening on ") {
+            addr = Some(a.to_string());
+            break;
+        }
+    }
+    let addr = addr.expect("the server printed its address");
+    // From here on nobody reads stderr (the pipe stays open: `stderr` is alive until the end).
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let answered = rt.block_on(async {
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .build()
+            .expect("client");
+        let mut answered = 0;
+        // ~400 bytes of log each: 3,000 lines are far more than a 64 KiB pipe holds.
+        for _ in 0..3000 {
+            let ok = client
+                .post(format!("{addr}/v1/review"))
+                .header("content-type", "application/json")
+                .body(STATUS)
+                .send()
+                .await
+                .is_ok_and(|r| r.status() == StatusCode::OK);
+            if !ok {
+                break;
+            }
+            answered += 1;
+        }
+        answered
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    drop(stderr);
+    assert_eq!(answered, 3000);
+}
