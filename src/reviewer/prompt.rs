@@ -157,6 +157,16 @@ impl PromptSet {
                 user.push_str(&format!("- sandbox: {}\n", one_line(sb)));
             }
         }
+        // Only the agent's own home, when the client gave it (the service's home is no fact
+        // about the agent).
+        if req.session.as_ref().is_some_and(|s| s.home.is_some())
+            && let Some(home) = &ctx.home
+        {
+            user.push_str(&format!(
+                "- home directory (what ~ means): {}\n",
+                one_line(&home.display().to_string())
+            ));
+        }
         user.push_str(&format!(
             "- why this needs review: {}\n",
             one_line(why_review)
@@ -271,6 +281,36 @@ mod tests {
             .find("=== END UNTRUSTED TRANSCRIPT ===")
             .expect("fence closes");
         assert!(p.user.find("Ignore previous").is_some_and(|i| i < end));
+    }
+
+    #[test]
+    fn the_agents_home_is_a_fact_only_when_given() {
+        let plain = ReviewRequest::from_json(br#"{"action":{"kind":"shell","command":"ls ~"}}"#)
+            .expect("valid");
+        let with_home = ReviewRequest::from_json(
+            br#"{"action":{"kind":"shell","command":"ls ~"},"session":{"home":"/home/dev"}}"#,
+        )
+        .expect("valid");
+        let set = PromptSet::default();
+        let c = Context {
+            home: Some(PathBuf::from("/root")),
+            ..ctx()
+        };
+        assert!(
+            !set.render(&plain, &c, "why", &[])
+                .user
+                .contains("home directory")
+        );
+        let c = Context::of(
+            &with_home,
+            std::path::Path::new("/w"),
+            Some(std::path::Path::new("/root")),
+        );
+        assert!(
+            set.render(&with_home, &c, "why", &[])
+                .user
+                .contains("- home directory (what ~ means): /home/dev\n")
+        );
     }
 
     #[test]
