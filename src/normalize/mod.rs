@@ -171,6 +171,7 @@ pub async fn normalize_guarded(
             unknowns: vec![format!("the command could not be parsed: {why}")],
             parse_error: Some(why),
             unparsed: vec![command.clone()],
+            text_only: Vec::new(),
             remote_code: Vec::new(),
         })
     };

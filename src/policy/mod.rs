@@ -570,6 +570,7 @@ impl Policy {
                     let piece_resolved = resolve_all(&piece, ctx);
                     let piece = ShellAnalysis {
                         unparsed: Vec::new(),
+                        text_only: Vec::new(),
                         ..piece
                     };
                     if let Some((r, what)) =
@@ -577,6 +578,35 @@ impl Policy {
                     {
                         return Some((r, format!("{what}, in the text {text:?}")));
                     }
+                }
+            }
+        }
+        for text in &a.text_only {
+            let cands = shell_text::deny_candidates(text);
+            if let Some(r) = self.first(effect, rule::ToolKind::Bash, "the line as text", t, |m| {
+                cands.iter().any(|c| m.matches_command_text(c))
+            }) {
+                return Some((r, format!("in the text {text:?}")));
+            }
+            // The pieces between separators still have files and hosts (`'cat' .env`). Only
+            // pieces without brackets or separators are parsed again: they cannot nest, so the
+            // parse stays cheap, and the whole line is never parsed a second time.
+            for cand in cands.iter().filter(|c| {
+                c.len() < 4096
+                    && !c.contains(['(', ')', '{', '}', '`', ';', '&', '|', '\n', '$', '<', '>'])
+            }) {
+                let piece = shell::analyze(cand);
+                if piece.parse_error.is_some() {
+                    continue;
+                }
+                let piece_resolved = resolve_all(&piece, ctx);
+                let piece = ShellAnalysis {
+                    unparsed: Vec::new(),
+                    text_only: Vec::new(),
+                    ..piece
+                };
+                if let Some((r, what)) = self.shell_match(effect, &piece, &piece_resolved, ctx, t) {
+                    return Some((r, format!("{what}, in the text {text:?}")));
                 }
             }
         }

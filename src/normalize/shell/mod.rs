@@ -45,6 +45,10 @@ pub struct ShellAnalysis {
     pub parse_error: Option<String>,
     /// Script texts that could not be parsed: deny rules are tried on their text.
     pub unparsed: Vec<String>,
+    /// The whole line, when a nested script in it could not be parsed (the outer parse may have
+    /// been cut short by it): deny and ask rules are tried on its text, and nothing is parsed
+    /// again.
+    pub text_only: Vec<String>,
     /// Downloads fed to an interpreter (`curl … | sh`, `bash <(curl …)`, `python -c "$(curl …)"`).
     pub remote_code: Vec<String>,
 }
@@ -89,6 +93,7 @@ pub fn analyze(command: &str) -> ShellAnalysis {
         unknowns: Vec::new(),
         parse_error: None,
         unparsed: Vec::new(),
+        text_only: Vec::new(),
         remote_code: Vec::new(),
     };
     match parse(command) {
@@ -108,7 +113,7 @@ pub fn analyze(command: &str) -> ShellAnalysis {
     // (`echo $(case x in x) git push;; esac)` reads as `echo` with `git push` as arguments):
     // then the whole line is matched as text too, so deny rules still see what it holds.
     if !w.unparsed.is_empty() && out.unparsed.is_empty() {
-        out.unparsed.push(command.to_string());
+        out.text_only.push(command.to_string());
     }
     out.unparsed.extend(w.unparsed);
     out.remote_code = w.remote_code;
