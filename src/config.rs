@@ -544,12 +544,7 @@ pub fn read_text_file(path: &Path) -> std::io::Result<String> {
     if !meta.is_file() {
         return Err(std::io::Error::other("not a regular file"));
     }
-    if meta.len() > MAX_CONFIG_FILE_BYTES {
-        return Err(std::io::Error::other(format!(
-            "larger than {} MiB",
-            MAX_CONFIG_FILE_BYTES >> 20
-        )));
-    }
+    // Read one byte past the cap: a file that grew after the check is refused too.
     let mut text = String::new();
     std::fs::File::open(path)?
         .take(MAX_CONFIG_FILE_BYTES + 1)

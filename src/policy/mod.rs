@@ -543,6 +543,42 @@ impl Policy {
         ask(reason, facts)
     }
 
+    /// The first deny (or ask) rule that matches a text guardian could not fully parse: its
+    /// candidate commands as text, then each candidate `reparse` admits, analysed on its own (one
+    /// level only: pieces are not split again).
+    fn text_match(
+        &self,
+        effect: Effect,
+        text: &str,
+        what: &str,
+        reparse: impl Fn(&str) -> bool,
+        ctx: &Context,
+        t: &mut Trace<'_>,
+    ) -> Option<(&Rule, String)> {
+        let cands = shell_text::deny_candidates(text);
+        if let Some(r) = self.first(effect, rule::ToolKind::Bash, what, t, |m| {
+            cands.iter().any(|c| m.matches_command_text(c))
+        }) {
+            return Some((r, format!("in the text {text:?}")));
+        }
+        for cand in cands.iter().filter(|c| c.len() < 4096 && reparse(c)) {
+            let piece = shell::analyze(cand);
+            if piece.parse_error.is_some() {
+                continue;
+            }
+            let piece_resolved = resolve_all(&piece, ctx);
+            let piece = ShellAnalysis {
+                unparsed: Vec::new(),
+                text_only: Vec::new(),
+                ..piece
+            };
+            if let Some((r, what)) = self.shell_match(effect, &piece, &piece_resolved, ctx, t) {
+                return Some((r, format!("{what}, in the text {text:?}")));
+            }
+        }
+        None
+    }
+
     /// The first deny (or ask) rule that matches any command, file or host of the line.
     fn shell_match(
         &self,
@@ -553,61 +589,21 @@ impl Policy {
         t: &mut Trace<'_>,
     ) -> Option<(&Rule, String)> {
         for text in &a.unparsed {
-            let cands = shell_text::deny_candidates(text);
-            if let Some(r) = self.first(effect, rule::ToolKind::Bash, "the unparsed text", t, |m| {
-                cands.iter().any(|c| m.matches_command_text(c))
-            }) {
-                return Some((r, format!("in the text {text:?}")));
-            }
-            // Each piece that parses on its own still has files and hosts (`cat .env` inside
-            // text the parser rejected as a whole). One level only: pieces are not split again.
-            if a.parse_error.is_some() || !a.unparsed.is_empty() {
-                for cand in cands.iter().filter(|c| c.len() < 4096) {
-                    let piece = shell::analyze(cand);
-                    if piece.parse_error.is_some() {
-                        continue;
-                    }
-                    let piece_resolved = resolve_all(&piece, ctx);
-                    let piece = ShellAnalysis {
-                        unparsed: Vec::new(),
-                        text_only: Vec::new(),
-                        ..piece
-                    };
-                    if let Some((r, what)) =
-                        self.shell_match(effect, &piece, &piece_resolved, ctx, t)
-                    {
-                        return Some((r, format!("{what}, in the text {text:?}")));
-                    }
-                }
+            // Text the parser rejected: each piece that parses on its own still has files and
+            // hosts (`cat .env`).
+            if let Some(m) = self.text_match(effect, text, "the unparsed text", |_| true, ctx, t) {
+                return Some(m);
             }
         }
         for text in &a.text_only {
-            let cands = shell_text::deny_candidates(text);
-            if let Some(r) = self.first(effect, rule::ToolKind::Bash, "the line as text", t, |m| {
-                cands.iter().any(|c| m.matches_command_text(c))
-            }) {
-                return Some((r, format!("in the text {text:?}")));
-            }
-            // The pieces between separators still have files and hosts (`'cat' .env`). Only
-            // pieces without brackets or separators are parsed again: they cannot nest, so the
-            // parse stays cheap, and the whole line is never parsed a second time.
-            for cand in cands.iter().filter(|c| {
-                c.len() < 4096
-                    && !c.contains(['(', ')', '{', '}', '`', ';', '&', '|', '\n', '$', '<', '>'])
-            }) {
-                let piece = shell::analyze(cand);
-                if piece.parse_error.is_some() {
-                    continue;
-                }
-                let piece_resolved = resolve_all(&piece, ctx);
-                let piece = ShellAnalysis {
-                    unparsed: Vec::new(),
-                    text_only: Vec::new(),
-                    ..piece
-                };
-                if let Some((r, what)) = self.shell_match(effect, &piece, &piece_resolved, ctx, t) {
-                    return Some((r, format!("{what}, in the text {text:?}")));
-                }
+            // A line that parsed, around a nested script that did not: only pieces without
+            // brackets or separators are parsed again (they cannot nest, so the parse stays
+            // cheap), and the whole line is never parsed a second time.
+            let flat = |c: &str| {
+                !c.contains(['(', ')', '{', '}', '`', ';', '&', '|', '\n', '$', '<', '>'])
+            };
+            if let Some(m) = self.text_match(effect, text, "the line as text", flat, ctx, t) {
+                return Some(m);
             }
         }
         for (c, (reads, writes)) in a.commands.iter().zip(resolved) {
