@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::redact::Redactor;
-use crate::request::{Action, Retry};
+use crate::request::{Action, Escalation, Retry};
 use crate::reviewer::{Usage, UserAuthorization};
 use crate::verdict::{DecidedBy, Decision, RiskLevel, RuleRef};
 
@@ -60,6 +60,9 @@ pub struct AuditRecord<'a> {
     pub strict: bool,
     /// The retry block, as given.
     pub retry: Option<&'a Retry>,
+    /// The escalation the agent asked for (outside the sandbox, extra paths, network), as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub escalation: Option<&'a Escalation>,
     /// allow or deny.
     pub decision: Decision,
     /// Which stage decided.
@@ -94,6 +97,10 @@ pub struct AuditRecord<'a> {
     pub stages: &'a [&'static str],
     /// Why the agent was told to stop, when the session's circuit breaker tripped.
     pub interrupt: Option<&'a str>,
+    /// True when nothing could review the action and the integration handed the question to
+    /// the agent's own prompt (`[hooks] unreviewed = "ask"`) instead of denying it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deferred_to_user: bool,
 }
 
 type Job = (Vec<u8>, oneshot::Sender<io::Result<()>>);

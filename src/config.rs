@@ -42,6 +42,9 @@ pub struct Config {
     /// `[auth]`: who may ask.
     #[serde(default)]
     pub auth: AuthConfig,
+    /// `[hooks]`: how the agent integrations answer what nothing could review.
+    #[serde(default)]
+    pub hooks: HooksConfig,
     /// The name rule sources are given under (the config's path as the user gave it).
     #[serde(skip)]
     pub source_name: String,
@@ -116,6 +119,48 @@ fn default_body_timeout() -> u64 {
 }
 fn default_shutdown_grace() -> u64 {
     30_000
+}
+
+/// `[hooks]`: the agent integrations (Claude Code and Codex hooks, the OpenCode bridge).
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HooksConfig {
+    /// What an integration answers when an action needed a reviewer and none could answer, and
+    /// for a tool guardian does not know: `deny` (the default, for CI and headless runs) or
+    /// `ask` (hand the question to the agent's own prompt, for a user at a terminal).
+    #[serde(default)]
+    pub unreviewed: Unreviewed,
+}
+
+/// `[hooks] unreviewed`: what cannot be decided becomes a deny or a question to the user.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Unreviewed {
+    /// Deny it (headless: nobody can answer a prompt).
+    #[default]
+    Deny,
+    /// Defer to the agent's own permission prompt (interactive). A rule deny or a reviewer deny
+    /// is never turned into a question.
+    Ask,
+}
+
+impl Unreviewed {
+    /// The mode as written in config and URLs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unreviewed::Deny => "deny",
+            Unreviewed::Ask => "ask",
+        }
+    }
+
+    /// Parses `deny` or `ask` (a hook URL's `?unreviewed=` query).
+    pub fn parse(s: &str) -> Option<Unreviewed> {
+        match s {
+            "deny" => Some(Unreviewed::Deny),
+            "ask" => Some(Unreviewed::Ask),
+            _ => None,
+        }
+    }
 }
 
 /// `[auth]`: bearer tokens, stored as SHA-256 hashes.

@@ -139,23 +139,31 @@ enum HookAgent {
     /// A Codex command hook (PreToolUse / PermissionRequest, `[[hooks.PreToolUse]]` in
     /// config.toml): hook JSON on stdin, the answer on stdout; exit 2 (block) on any failure.
     Codex {
-        /// The guardian server.
-        #[arg(long, default_value = "http://127.0.0.1:8700")]
-        server: String,
-        /// Seconds to wait for the answer.
-        #[arg(long, default_value_t = 120)]
-        timeout: u64,
+        #[command(flatten)]
+        hook: HookArgs,
     },
     /// A Claude Code command hook: hook JSON on stdin, the hook's answer on stdout. If the
     /// server cannot answer, exits 2 with the reason on stderr, which makes Claude Code block.
     ClaudeCode {
-        /// The guardian server.
-        #[arg(long, default_value = "http://127.0.0.1:8700")]
-        server: String,
-        /// Seconds to wait for the answer.
-        #[arg(long, default_value_t = 120)]
-        timeout: u64,
+        #[command(flatten)]
+        hook: HookArgs,
     },
+}
+
+/// What every command hook takes.
+#[derive(clap::Args)]
+struct HookArgs {
+    /// The guardian server.
+    #[arg(long, default_value = "http://127.0.0.1:8700")]
+    server: String,
+    /// Seconds to wait for the answer, then block (exit 2). Keep it below the agent's hook
+    /// `timeout`: an agent that gives up on a hook first lets the call proceed.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+    /// What nothing could review becomes: `deny` (headless, CI) or `ask` (the agent's own
+    /// prompt asks the user). Default: the server's `[hooks] unreviewed`.
+    #[arg(long, value_enum)]
+    unreviewed: Option<guardian::config::Unreviewed>,
 }
 
 #[derive(Subcommand)]
@@ -293,11 +301,11 @@ async fn run(cli: Cli) -> ExitCode {
             project,
         } => opencode(server, config, project).await,
         Command::Hook {
-            agent: HookAgent::ClaudeCode { server, timeout },
-        } => forward_hook(&server, "claude-code", timeout).await,
+            agent: HookAgent::ClaudeCode { hook },
+        } => forward_hook(&hook, "claude-code").await,
         Command::Hook {
-            agent: HookAgent::Codex { server, timeout },
-        } => forward_hook(&server, "codex", timeout).await,
+            agent: HookAgent::Codex { hook },
+        } => forward_hook(&hook, "codex").await,
         Command::Audit {
             config,
             file,
@@ -592,7 +600,10 @@ async fn use_local_model_if_running(cfg: &mut Config) {
 }
 
 /// Forwards a hook input to the server's `/v1/hooks/<agent>`; any failure blocks (exit 2).
-async fn forward_hook(server: &str, agent: &str, timeout: u64) -> ExitCode {
+/// Forwards a hook input to the server and prints its answer. An empty answer (`{}`: no
+/// decision) prints nothing, which every agent reads as "no objection".
+async fn forward_hook(args: &HookArgs, agent: &str) -> ExitCode {
+    let (server, timeout) = (args.server.as_str(), args.timeout);
     let block = |why: String| {
         eprintln!("guardian hook: blocked because the guardian server could not decide: {why}");
         ExitCode::from(2)
@@ -609,7 +620,10 @@ async fn forward_hook(server: &str, agent: &str, timeout: u64) -> ExitCode {
         Ok(c) => c,
         Err(e) => return block(e.to_string()),
     };
-    let url = format!("{}/v1/hooks/{agent}", server.trim_end_matches('/'));
+    let mut url = format!("{}/v1/hooks/{agent}", server.trim_end_matches('/'));
+    if let Some(mode) = args.unreviewed {
+        url.push_str(&format!("?unreviewed={}", mode.as_str()));
+    }
     let mut request = client
         .post(&url)
         .header("content-type", "application/json")
@@ -625,11 +639,14 @@ async fn forward_hook(server: &str, agent: &str, timeout: u64) -> ExitCode {
         return block(format!("{url} answered HTTP {}", resp.status()));
     }
     match resp.text().await {
-        Ok(text) if serde_json::from_str::<serde_json::Value>(&text).is_ok() => {
-            println!("{text}");
-            ExitCode::SUCCESS
-        }
-        Ok(_) => block("the answer is not JSON".into()),
+        Ok(text) => match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(v) if v.as_object().is_some_and(serde_json::Map::is_empty) => ExitCode::SUCCESS,
+            Ok(v) if v.is_object() => {
+                println!("{text}");
+                ExitCode::SUCCESS
+            }
+            _ => block("the answer is not a JSON object".into()),
+        },
         Err(e) => block(e.to_string()),
     }
 }
@@ -671,6 +688,7 @@ async fn opencode(server: String, config: Option<PathBuf>, project: Option<Strin
         Ok(c) => c,
         Err(code) => return code,
     };
+    let unreviewed = cfg.hooks.unreviewed;
     let g = match build(cfg) {
         Ok(g) => g,
         Err(code) => return code,
@@ -682,6 +700,7 @@ async fn opencode(server: String, config: Option<PathBuf>, project: Option<Strin
     });
     match Bridge::new(&server, project, Arc::new(InProcess(g))) {
         Ok(bridge) => {
+            let bridge = bridge.with_unreviewed(unreviewed);
             eprintln!("guardian: answering permission requests of the OpenCode server at {server}");
             tokio::select! {
                 () = Arc::new(bridge).run() => ExitCode::SUCCESS,

@@ -10,10 +10,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::audit::{AuditLog, AuditRecord};
-use crate::config::{BackendKind, Config};
+use crate::config::{BackendKind, Config, Unreviewed};
 use crate::normalize::{Context, normalize_guarded};
 use crate::policy::{Evaluation, Policy, PolicyError};
-use crate::request::ReviewRequest;
+use crate::request::{EscalationKind, ReviewRequest};
 use crate::reviewer::openai::OpenAiReviewer;
 use crate::reviewer::prompt::{self, PROMPT_VERSION};
 use crate::reviewer::{NoReviewer, Reviewer, ReviewerError, Usage, UserAuthorization};
@@ -100,6 +100,8 @@ struct Outcome {
     cwd: String,
     attempts: u32,
     stages: Vec<&'static str>,
+    /// A deny that is no judgment: the action needed a reviewer and none could answer.
+    unreviewed: bool,
 }
 
 impl Outcome {
@@ -118,6 +120,15 @@ impl Outcome {
             cwd,
             attempts: 0,
             stages: Vec::new(),
+            unreviewed: false,
+        }
+    }
+
+    /// A fallback deny because no reviewer could answer (see [`ReviewResponse::unreviewed`]).
+    fn unreviewed(rationale: String, message: String, error: &str, cwd: String) -> Outcome {
+        Outcome {
+            unreviewed: true,
+            ..Outcome::fallback(rationale, message, error, cwd)
         }
     }
 }
@@ -309,17 +320,91 @@ impl Guardian {
     }
 
     /// Reviews one request end to end and records the decision before returning it.
-    /// `client` names who asked (for the audit record).
+    /// `client` names who asked (for the audit record). A request whose escalation names extra
+    /// paths is reviewed as itself plus a read or write of each path ([`Guardian::review_all`]).
     pub async fn review(self: &Arc<Self>, req: ReviewRequest, client: &str) -> ReviewResponse {
-        self.review_with_usage(req, client).await.0
+        self.review_as(req, client, Unreviewed::Deny).await
     }
 
-    /// [`Guardian::review`], also returning the reviewer's token usage and the failure kind of a
-    /// fallback decision (for evaluations).
+    /// [`Guardian::review`] for an integration whose unreviewed actions are handed to the agent's
+    /// own prompt (`mode` [`Unreviewed::Ask`]): the answer is the same, the audit record says the
+    /// question was deferred to the user.
+    pub async fn review_as(
+        self: &Arc<Self>,
+        req: ReviewRequest,
+        client: &str,
+        mode: Unreviewed,
+    ) -> ReviewResponse {
+        let mut reqs = req.expand();
+        if reqs.len() == 1
+            && let Some(one) = reqs.pop()
+        {
+            return self.review_one(one, client, mode).await.0;
+        }
+        self.review_all(reqs, client, mode).await
+    }
+
+    /// Reviews requests that must ALL be allowed (the files of a patch, an escalation's paths, a
+    /// command and the host it asks for) concurrently, each audited on its own. The first hard
+    /// denial answers at once and the reviews still running are dropped; an unreviewed denial
+    /// (no reviewer could answer) answers only when no other request is denied by a rule or the
+    /// reviewer, so a question to the user never hides a real deny. An empty list is a deny.
+    pub async fn review_all(
+        self: &Arc<Self>,
+        reqs: Vec<ReviewRequest>,
+        client: &str,
+        mode: Unreviewed,
+    ) -> ReviewResponse {
+        use futures::StreamExt as _;
+        let mut pending: futures::stream::FuturesUnordered<_> = reqs
+            .into_iter()
+            .flat_map(ReviewRequest::expand)
+            .map(|req| async move { self.review_one(req, client, mode).await.0 })
+            .collect();
+        let mut last_allow = None;
+        let mut unreviewed = None;
+        while let Some(resp) = pending.next().await {
+            match resp.decision {
+                Decision::Allow => last_allow = Some(resp),
+                Decision::Deny if resp.unreviewed => {
+                    unreviewed.get_or_insert(resp);
+                }
+                Decision::Deny => return resp,
+            }
+        }
+        match unreviewed.or(last_allow) {
+            Some(resp) => resp,
+            None => ReviewResponse {
+                id: format!("rev_{}", ulid::Ulid::new()),
+                decision: Decision::Deny,
+                decided_by: DecidedBy::Fallback,
+                rule: None,
+                risk_level: None,
+                rationale: "nothing to review".into(),
+                message: format!(
+                    "denied: the request named nothing to review. {DO_NOT_WORK_AROUND}"
+                ),
+                interrupt: false,
+                unreviewed: false,
+            },
+        }
+    }
+
+    /// [`Guardian::review`] of a single request (no expansion), also returning the reviewer's
+    /// token usage and the failure kind of a fallback decision (for evaluations).
     pub async fn review_with_usage(
         self: &Arc<Self>,
         req: ReviewRequest,
         client: &str,
+    ) -> (ReviewResponse, (Usage, Option<String>)) {
+        self.review_one(req, client, Unreviewed::Deny).await
+    }
+
+    async fn review_one(
+        self: &Arc<Self>,
+        req: ReviewRequest,
+        client: &str,
+        mode: Unreviewed,
     ) -> (ReviewResponse, (Usage, Option<String>)) {
         let started = Instant::now();
         let id = format!("rev_{}", ulid::Ulid::new());
@@ -424,6 +509,7 @@ impl Guardian {
             intent: req.intent.as_deref(),
             strict: req.strict,
             retry: req.retry.as_ref(),
+            escalation: req.escalation.as_ref(),
             decision: outcome.decision,
             decided_by: outcome.decided_by,
             rule: outcome.rule.as_ref(),
@@ -445,6 +531,7 @@ impl Guardian {
             tokens: outcome.usage,
             attempts: outcome.attempts,
             interrupt: interrupt.as_deref(),
+            deferred_to_user: outcome.unreviewed && mode == Unreviewed::Ask,
         };
         let audited = self.audit.append(&record).await;
         let (tokens, latency_ms) = (record.tokens, record.latency_ms);
@@ -458,12 +545,14 @@ impl Guardian {
             rationale: outcome.rationale,
             message: outcome.message,
             interrupt: interrupt.is_some(),
+            unreviewed: outcome.unreviewed,
         };
         if let Err(e) = audited {
             tracing::error!(review_id = %response.id, error = %e, "audit write failed; denying");
             response.decision = Decision::Deny;
             response.decided_by = DecidedBy::Fallback;
             response.rule = None;
+            response.unreviewed = false;
             response.rationale =
                 format!("the decision could not be recorded in the audit log: {e}");
             response.message = format!(
@@ -515,8 +604,10 @@ impl Guardian {
             cwd: cwd.clone(),
             attempts: 0,
             stages: Vec::new(),
+            unreviewed: false,
         };
         let sandbox_retry = req.retry.as_ref().is_some_and(|r| r.sandbox_denied);
+        let escalated = req.escalates();
         match eval.effect {
             // Deny rules are checked first, for retries and strict mode too.
             Effect::Deny => {
@@ -536,7 +627,7 @@ impl Guardian {
                     cwd,
                 );
             }
-            Effect::Allow if !req.strict && !sandbox_retry => {
+            Effect::Allow if !req.strict && !escalated => {
                 let pattern = eval.rule.as_ref().map_or("", |r| r.pattern.as_str());
                 return Outcome {
                     decision: Decision::Allow,
@@ -547,9 +638,18 @@ impl Guardian {
             Effect::Allow => {
                 // Strict mode and sandbox escalations send even rule-allowed actions to review.
                 let pattern = eval.rule.as_ref().map_or("", |r| r.pattern.as_str());
-                eval.reason = if sandbox_retry {
+                eval.reason = if escalated {
+                    let without = if req
+                        .escalation
+                        .as_ref()
+                        .is_some_and(|e| e.kind == EscalationKind::AdditionalPermissions)
+                    {
+                        "with network access its sandbox does not give"
+                    } else {
+                        "WITHOUT the sandbox"
+                    };
                     format!(
-                        "the policy allows running it inside the sandbox ({pattern}), but this asks to run it WITHOUT the sandbox"
+                        "the policy allows running it inside the sandbox ({pattern}), but this asks to run it {without}"
                     )
                 } else {
                     format!(
@@ -565,8 +665,11 @@ impl Guardian {
                 "SANDBOX ESCALATION: the sandbox refused this action; the question is whether to run it WITHOUT the sandbox".into(),
             );
         }
-        // Session memory: never in strict mode, never for a sandbox escalation.
-        let use_memory = !req.strict && !sandbox_retry && self.sessions.memory_enabled();
+        if let Some(fact) = req.escalation.as_ref().map(|e| escalation_fact(req, e)) {
+            eval.facts.insert(0, fact);
+        }
+        // Session memory: never in strict mode, never for an escalation.
+        let use_memory = !req.strict && !escalated && self.sessions.memory_enabled();
         let memory_key = format!("{}|{action_key}", self.fingerprint);
         if use_memory && let Some(r) = self.sessions.recall(session, &memory_key) {
             return Outcome {
@@ -584,7 +687,7 @@ impl Guardian {
             };
         }
         let outcome = self
-            .ask_reviewer(req, &ctx, &eval, cwd, session, !sandbox_retry)
+            .ask_reviewer(req, &ctx, &eval, cwd, session, !escalated)
             .await;
         if use_memory
             && outcome.decided_by == DecidedBy::Reviewer
@@ -619,7 +722,7 @@ impl Guardian {
                 .as_ref()
                 .is_some_and(|l| l.check().is_err())
         {
-            return Outcome::fallback(
+            return Outcome::unreviewed(
                 "the reviewer call quota is exhausted".into(),
                 format!(
                     "denied: rate limited: guardian's quota of {} reviewer calls per minute is used up, so this action could not be reviewed. This is not a judgment that the action is risky; retry later.",
@@ -715,9 +818,10 @@ impl Guardian {
                     cwd,
                     attempts,
                     stages: out.stages,
+                    unreviewed: false,
                 }
             }
-            Err(ReviewerError::NotConfigured) => Outcome::fallback(
+            Err(ReviewerError::NotConfigured) => Outcome::unreviewed(
                 format!("no rule allows this action ({why}) and no reviewer is configured"),
                 format!(
                     "denied: no reviewer is configured (reviewer.backend = \"none\"), and no rule allows this action ({why}). {DO_NOT_WORK_AROUND}"
@@ -726,7 +830,7 @@ impl Guardian {
                 cwd,
             ),
             Err(e) => {
-                let mut o = Outcome::fallback(
+                let mut o = Outcome::unreviewed(
                     format!("review failed: {e}"),
                     format!(
                         "denied: {e}, so this action could not be reviewed. This is not a judgment that the action is risky; retry later or ask the user to run it."
@@ -768,6 +872,38 @@ impl Guardian {
                 }
                 Err(e) => return Err(e),
             }
+        }
+    }
+}
+
+/// The trusted fact that states what an escalation asks for (its justification is evidence,
+/// fenced by the prompt, never a fact).
+fn escalation_fact(req: &ReviewRequest, e: &crate::request::Escalation) -> String {
+    let derived = e.read.is_empty() && e.write.is_empty() && !e.network;
+    match e.kind {
+        EscalationKind::Unsandboxed => "SANDBOX ESCALATION: the agent asks to run this WITHOUT the sandbox, with no filesystem or network restrictions".into(),
+        EscalationKind::AdditionalPermissions if derived && !matches!(req.action, crate::request::Action::Shell { .. }) => format!(
+            "SANDBOX EXTENSION: the agent asks for this {} as an extra permission beyond its sandbox, for a command it wants to run",
+            req.action.kind()
+        ),
+        EscalationKind::AdditionalPermissions => {
+            let mut asks = Vec::new();
+            if !e.read.is_empty() {
+                asks.push(format!("read {}", e.read.join(", ")));
+            }
+            if !e.write.is_empty() {
+                asks.push(format!("write {}", e.write.join(", ")));
+            }
+            if e.network {
+                asks.push("network access".into());
+            }
+            if asks.is_empty() {
+                asks.push("nothing specific".into());
+            }
+            format!(
+                "SANDBOX EXTENSION: the agent asks to run this inside its sandbox with extra permissions: {}",
+                asks.join("; ")
+            )
         }
     }
 }

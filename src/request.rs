@@ -27,6 +27,56 @@ pub struct ReviewRequest {
     /// Strict mode: no session memory, and rule-allowed actions still go to review.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub strict: bool,
+    /// Set when the agent asks for more than its sandbox gives: to run the action outside the
+    /// sandbox, or with extra paths or network access (Codex's `approval_context`, Claude Code's
+    /// `dangerouslyDisableSandbox`, OpenCode's `external_directory`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalation: Option<Escalation>,
+}
+
+/// What an escalation asks for.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EscalationKind {
+    /// Run the action outside the sandbox (Codex `require_escalated`, Claude Code
+    /// `dangerouslyDisableSandbox`). Never allowed by a rule: deny rules first, then a fresh
+    /// review that knows the action would run unsandboxed, with no session memory.
+    Unsandboxed,
+    /// Stay in the sandbox, but with the listed extra read and write paths and, when `network`
+    /// is true, network access (Codex `with_additional_permissions`, OpenCode
+    /// `external_directory`). Each path is reviewed as a read or a write, and every one must be
+    /// allowed; a network request is never allowed by a rule.
+    AdditionalPermissions,
+}
+
+impl EscalationKind {
+    /// The kind as written on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EscalationKind::Unsandboxed => "unsandboxed",
+            EscalationKind::AdditionalPermissions => "additional_permissions",
+        }
+    }
+}
+
+/// An escalation request: what the agent asks for beyond its sandbox, and its own reason.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Escalation {
+    /// What is asked for.
+    pub kind: EscalationKind,
+    /// Extra paths the action wants to read (absolute, or relative to the action's cwd).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read: Vec<String>,
+    /// Extra paths the action wants to write.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write: Vec<String>,
+    /// True when the action asks for network access it does not have.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub network: bool,
+    /// The agent's own reason for asking (untrusted evidence for the reviewer, fenced).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub justification: Option<String>,
 }
 
 /// The proposed tool call, tagged by `kind`.
@@ -194,7 +244,63 @@ impl ReviewRequest {
             transcript: Vec::new(),
             retry: None,
             strict: false,
+            escalation: None,
         }
+    }
+
+    /// True when the action must not be allowed by a rule and must get a fresh review with no
+    /// session memory: a sandbox-denied retry, a request to run outside the sandbox, or a shell
+    /// command asking for network access its sandbox does not give.
+    pub fn escalates(&self) -> bool {
+        self.retry.as_ref().is_some_and(|r| r.sandbox_denied)
+            || self.escalation.as_ref().is_some_and(|e| {
+                e.kind == EscalationKind::Unsandboxed
+                    || (e.network && matches!(self.action, Action::Shell { .. }))
+            })
+    }
+
+    /// The requests this one stands for, all of which must be allowed: itself, and for an
+    /// escalation that names extra paths, a read or write of each path (as the same session,
+    /// carrying the escalation's kind and justification but no paths of their own).
+    pub fn expand(self) -> Vec<ReviewRequest> {
+        let Some(esc) = self.escalation.as_ref() else {
+            return vec![self];
+        };
+        if esc.read.is_empty() && esc.write.is_empty() {
+            return vec![self];
+        }
+        let cwd = self.action.cwd().map(str::to_string);
+        let derived = Escalation {
+            kind: esc.kind,
+            read: Vec::new(),
+            write: Vec::new(),
+            network: false,
+            justification: esc.justification.clone(),
+        };
+        let extra: Vec<Action> = esc
+            .read
+            .iter()
+            .map(|path| Action::Read {
+                path: path.clone(),
+                cwd: cwd.clone(),
+            })
+            .chain(esc.write.iter().map(|path| Action::Write {
+                path: path.clone(),
+                cwd: cwd.clone(),
+                content: None,
+                diff: None,
+            }))
+            .collect();
+        let mut out = Vec::with_capacity(extra.len() + 1);
+        for action in extra {
+            out.push(ReviewRequest {
+                action,
+                escalation: Some(derived.clone()),
+                ..self.clone()
+            });
+        }
+        out.insert(0, self);
+        out
     }
 
     /// Decodes a request body, naming the offending field on error, then validates it.
@@ -265,9 +371,29 @@ impl ReviewRequest {
                 ))
             }
             _ => Ok(()),
+        }?;
+        if let Some(esc) = &self.escalation {
+            for (field, paths) in [("read", &esc.read), ("write", &esc.write)] {
+                if let Some(i) = paths.iter().position(|p| p.trim().is_empty()) {
+                    return Err(RequestError::new(
+                        format!("escalation.{field}[{i}]"),
+                        "an escalation path must not be empty",
+                    ));
+                }
+            }
+            if esc.read.len() + esc.write.len() > MAX_ESCALATION_PATHS {
+                return Err(RequestError::new(
+                    "escalation",
+                    format!("an escalation may name at most {MAX_ESCALATION_PATHS} paths"),
+                ));
+            }
         }
+        Ok(())
     }
 }
+
+/// Paths one escalation may name, at most (each is reviewed on its own).
+pub const MAX_ESCALATION_PATHS: usize = 64;
 
 fn unknown_field_name(message: &str) -> Option<&str> {
     let rest = message.strip_prefix("unknown field `")?;

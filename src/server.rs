@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{DefaultBodyLimit, RawQuery, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -27,6 +27,8 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tower_http::catch_panic::CatchPanicLayer;
 
+use crate::config::Unreviewed;
+use crate::integrations::contract::{Agent, Event, HookAnswer, render};
 use crate::pipeline::Guardian;
 use crate::request::ReviewRequest;
 
@@ -142,16 +144,32 @@ fn hook_event_of(body: &[u8]) -> String {
         .unwrap_or_else(|| "PreToolUse".into())
 }
 
+/// The agent whose hook a path serves (`/v1/hooks/codex` → Codex, other hook paths → Claude
+/// Code).
+fn hook_agent(path: &str) -> Agent {
+    if path.starts_with("/v1/hooks/codex") {
+        Agent::Codex
+    } else {
+        Agent::ClaudeCode
+    }
+}
+
+/// A hook failure caught before any review, as a deny in the agent's and event's shape.
+fn hook_failure(agent: Agent, event: &str, reason: &str) -> Response {
+    Json(render(
+        agent,
+        Event::of(event),
+        &HookAnswer::failure(reason),
+    ))
+    .into_response()
+}
+
 /// A refusal before the handler ran: an error status with a JSON body, or for a hook endpoint a
-/// 200 deny in the shape of the hook event named in the body.
-fn refuse(hook_body: Option<&[u8]>, status: StatusCode, message: &str) -> Response {
-    let mut resp = match hook_body {
-        // deny_output says "denied by guardian: " itself.
-        Some(body) => Json(crate::integrations::claude_code::deny_output(
-            &hook_event_of(body),
-            message,
-        ))
-        .into_response(),
+/// 200 deny in the shape of the agent and the hook event named in the body.
+fn refuse(hook: Option<(Agent, &[u8])>, status: StatusCode, message: &str) -> Response {
+    let hook_body = hook.map(|(_, b)| b);
+    let mut resp = match hook {
+        Some((agent, body)) => hook_failure(agent, &hook_event_of(body), message),
         None => error_response(status, ".", message),
     };
     if hook_body.is_none() {
@@ -175,7 +193,7 @@ async fn gate_layer(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> 
     if path == "/healthz" {
         return next.run(req).await;
     }
-    let hook = path.starts_with("/v1/hooks/");
+    let hook = path.starts_with("/v1/hooks/").then(|| hook_agent(&path));
     let metrics = gate.guardian.metrics();
     // Read the whole body first, within the body deadline (a slow drip is cut off).
     let limit = gate.guardian.config().server.max_body_bytes;
@@ -188,7 +206,7 @@ async fn gate_layer(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> 
                     "request body is larger than the limit of {limit} bytes (server.max_body_bytes)"
                 );
                 return refuse(
-                    hook.then_some(&b""[..]),
+                    hook.map(|a| (a, &b""[..])),
                     StatusCode::PAYLOAD_TOO_LARGE,
                     &msg,
                 );
@@ -198,10 +216,14 @@ async fn gate_layer(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> 
                     "the request body did not arrive within {} ms (server.body_read_timeout_ms)",
                     gate.body_timeout.as_millis()
                 );
-                return refuse(hook.then_some(&b""[..]), StatusCode::REQUEST_TIMEOUT, &msg);
+                return refuse(
+                    hook.map(|a| (a, &b""[..])),
+                    StatusCode::REQUEST_TIMEOUT,
+                    &msg,
+                );
             }
         };
-    let hook_body = hook.then_some(&bytes[..]);
+    let hook_body = hook.map(|a| (a, &bytes[..]));
     if gate.draining.load(Ordering::SeqCst) {
         return refuse(
             hook_body,
@@ -257,7 +279,7 @@ async fn gate_layer(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> 
                 gate.request_timeout.as_millis()
             );
             refuse(
-                hook.then_some(&bytes[..]),
+                hook.map(|a| (a, &bytes[..])),
                 StatusCode::SERVICE_UNAVAILABLE,
                 &msg,
             )
@@ -306,56 +328,76 @@ async fn review(
     Json(g.review(req, &client).await).into_response()
 }
 
+/// `?unreviewed=deny|ask` on a hook URL, which overrides `[hooks] unreviewed` for that hook.
+fn unreviewed_query(query: Option<&str>) -> Option<String> {
+    url::form_urlencoded::parse(query?.as_bytes())
+        .find(|(k, _)| k == "unreviewed")
+        .map(|(_, v)| v.into_owned())
+}
+
 /// Claude Code HTTP hooks. Claude Code lets a tool call proceed when an HTTP hook fails, so every
 /// failure this handler can see is answered 200 with a deny in the event's shape.
 async fn claude_code_hook(
     State(g): State<Arc<Guardian>>,
     client: Option<Extension<Client>>,
+    RawQuery(query): RawQuery,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    agent_hook(&g, "claude-code", client, body).await
+    agent_hook(&g, Agent::ClaudeCode, client, query, body).await
 }
 
-/// Codex hooks (same wire format as Claude Code's; Codex calls them through
-/// `guardian hook codex`, a command hook).
+/// Codex hooks (Claude Code's input format, a stricter output contract: see
+/// [`crate::integrations::contract`]); Codex calls them through `guardian hook codex`.
 async fn codex_hook(
     State(g): State<Arc<Guardian>>,
     client: Option<Extension<Client>>,
+    RawQuery(query): RawQuery,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    agent_hook(&g, "codex", client, body).await
+    agent_hook(&g, Agent::Codex, client, query, body).await
 }
 
 async fn agent_hook(
     g: &Arc<Guardian>,
-    agent: &str,
+    agent: Agent,
     client: Option<Extension<Client>>,
+    query: Option<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    use crate::integrations::claude_code::{HookInput, Translation, translate};
     let client = client
         .and_then(|Extension(Client(c))| c)
-        .unwrap_or_else(|| agent.to_string());
-    use crate::integrations::claude_code::{
-        HookInput, Translation, deny_output, output, translate,
-    };
+        .unwrap_or_else(|| agent.as_str().to_string());
     let body = match body {
         Ok(b) => b,
-        Err(rejection) => {
-            return Json(deny_output("PreToolUse", &rejection.body_text())).into_response();
-        }
+        Err(rejection) => return hook_failure(agent, "PreToolUse", &rejection.body_text()),
+    };
+    let mode = match unreviewed_query(query.as_deref()) {
+        None => g.config().hooks.unreviewed,
+        Some(m) => match Unreviewed::parse(&m) {
+            Some(mode) => mode,
+            None => {
+                return hook_failure(
+                    agent,
+                    &hook_event_of(&body),
+                    &format!("the hook URL's unreviewed={m:?} is not \"deny\" or \"ask\""),
+                );
+            }
+        },
     };
     let mut input: HookInput = match serde_json::from_slice(&body) {
         Ok(i) => i,
         Err(e) => {
             // Answer in the event's shape when the event name can still be read.
-            return Json(deny_output(
+            return hook_failure(
+                agent,
                 &hook_event_of(&body),
                 &format!("the hook input is not valid: {e}"),
-            ))
-            .into_response();
+            );
         }
     };
-    input.agent = Some(agent.to_string());
+    input.agent = Some(agent.as_str().to_string());
+    let event = Event::of(&input.hook_event_name);
     // Translation reads the transcript file: blocking I/O, kept off the async threads.
     let translated = {
         let input = input.clone();
@@ -363,32 +405,16 @@ async fn agent_hook(
             .await
             .unwrap_or_else(|_| Err("the hook input could not be translated".into()))
     };
-    match translated {
+    let answer = match translated {
+        // Every file of a multi-file patch (and an escalation's extra paths) must be allowed.
         Ok(Translation::Review(reqs)) => {
-            // Every file of a multi-file patch must be allowed. The files are reviewed together,
-            // each within the reviewer's deadline, so a long patch fits the request's backstop;
-            // the first denial answers, and the reviews still running are dropped.
-            use futures::StreamExt as _;
-            let mut pending: futures::stream::FuturesUnordered<_> =
-                reqs.into_iter().map(|req| g.review(req, &client)).collect();
-            let mut last = None;
-            while let Some(resp) = pending.next().await {
-                let denied = resp.decision != crate::verdict::Decision::Allow;
-                last = Some(resp);
-                if denied {
-                    break;
-                }
-            }
-            match last {
-                Some(resp) => Json(output(&input.hook_event_name, &resp)).into_response(),
-                None => {
-                    Json(deny_output(&input.hook_event_name, "nothing to review")).into_response()
-                }
-            }
+            HookAnswer::from_response(&g.review_all(reqs, &client, mode).await, mode)
         }
-        Ok(Translation::Pass(_)) => Json(json!({})).into_response(),
-        Err(e) => Json(deny_output(&input.hook_event_name, &e)).into_response(),
-    }
+        Ok(Translation::Pass(_)) => HookAnswer::NoDecision,
+        Ok(Translation::Unknown(tool)) => HookAnswer::unknown_tool(&tool, mode),
+        Err(e) => HookAnswer::failure(&e),
+    };
+    Json(render(agent, event, &answer)).into_response()
 }
 
 async fn policy(State(g): State<Arc<Guardian>>) -> Response {

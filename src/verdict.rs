@@ -158,4 +158,10 @@ pub struct ReviewResponse {
     /// action asked again and again).
     #[serde(default)]
     pub interrupt: bool,
+    /// True when this deny is not a judgment: the action needed a reviewer and none could answer
+    /// (none configured, a timeout, a failure, the reviewer quota). Integrations in
+    /// `[hooks] unreviewed = "ask"` mode hand such an action to the agent's own prompt; a rule
+    /// deny or a reviewer deny never has it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unreviewed: bool,
 }

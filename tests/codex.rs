@@ -16,7 +16,12 @@ fn fixture(name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).expect("fixture")).expect("JSON")
 }
 
+/// Codex's reading of a PreToolUse answer: `deny`, or `none` for `{}` (no objection: Codex
+/// rejects `permissionDecision: "allow"` without `updatedInput`).
 fn decision(v: &Value) -> &str {
+    if v.as_object().is_some_and(|m| m.is_empty()) {
+        return "none";
+    }
     v["hookSpecificOutput"]["permissionDecision"]
         .as_str()
         .unwrap_or("")
@@ -101,7 +106,7 @@ async fn every_file_of_a_patch_must_be_allowed() {
     // src/lib.rs, and a move from src/old.rs to src/new.rs: all inside Edit(./src/**).
     assert_eq!(
         decision(&post_hook(&router, fixture("pretooluse-apply-patch-src.json")).await),
-        "allow"
+        "none"
     );
     // The same with a git hook added: denied.
     assert_eq!(
@@ -137,7 +142,7 @@ async fn the_files_of_a_patch_are_reviewed_together() {
     let input = json!({"session_id": "s", "cwd": "/work/repo", "hook_event_name": "PreToolUse",
                        "tool_name": "apply_patch", "tool_input": {"command": patch}});
     let out = post_hook(&router, input).await;
-    assert_eq!(decision(&out), "allow", "{out}");
+    assert_eq!(decision(&out), "none", "{out}");
     let calls = reviewer.received_requests().await.expect("recorded").len();
     assert_eq!(calls, 3, "one review per file");
 }

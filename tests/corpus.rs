@@ -122,6 +122,7 @@ async fn every_case_through_the_whole_pipeline() {
                 transcript: Vec::new(),
                 retry: None,
                 strict: false,
+                escalation: None,
             };
             let resp = g.review(req, "corpus").await;
             let (want_decision, want_by) = match case.expect {

@@ -401,12 +401,13 @@ fn to_cases(agent: &str, s: Session, source: &str) -> Result<Vec<ImportedCase>, 
             tool_input: Some(call.input.clone()),
             agent_type: None,
             network_approval_context: None,
+            approval_context: None,
             agent: Some(agent.to_string()),
         };
         let reqs: Vec<ReviewRequest> = match translate(&hook) {
             Ok(Translation::Review(reqs)) => reqs,
             // Tools guardian does not judge (TodoWrite, Task, …) and unknown tools give no case.
-            Ok(Translation::Pass(_)) | Err(_) => continue,
+            Ok(Translation::Pass(_)) | Ok(Translation::Unknown(_)) | Err(_) => continue,
         };
         let (expected, why) = label(agent, &s, call);
         let start = call.before.saturating_sub(MAX_ENTRIES);

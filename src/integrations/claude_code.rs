@@ -10,10 +10,11 @@
 use std::io::{BufRead, BufReader};
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::request::{Action, ReviewRequest, Role, SessionInfo, TranscriptEntry};
-use crate::verdict::{Decision, ReviewResponse};
+use crate::request::{
+    Action, Escalation, EscalationKind, ReviewRequest, Role, SessionInfo, TranscriptEntry,
+};
 
 /// Transcript lines read from the end of a transcript file, at most.
 const MAX_TRANSCRIPT_LINES: usize = 200;
@@ -50,6 +51,10 @@ pub struct HookInput {
     /// it beside `tool_input` rather than inside it.
     #[serde(default)]
     pub network_approval_context: Option<Value>,
+    /// Codex PermissionRequest: what the escalation asks for (`sandbox_permissions`,
+    /// `justification`, `additional_permissions`), when Codex sends it.
+    #[serde(default)]
+    pub approval_context: Option<Value>,
     /// Which agent sent it (set by the endpoint: `claude-code` or `codex`).
     #[serde(skip)]
     pub agent: Option<String>,
@@ -60,16 +65,81 @@ pub struct HookInput {
 pub enum Translation {
     /// Review these requests (one per file for a multi-file patch); all must be allowed.
     Review(Vec<ReviewRequest>),
-    /// A tool with no side effects guardian judges (TodoWrite, Task, …): no decision, Claude
-    /// Code's own rules apply.
+    /// A tool that touches nothing outside the conversation (TodoWrite, Agent, …): no
+    /// decision, the agent's own rules apply.
     Pass(String),
+    /// A tool guardian does not know: no decision at a terminal, a deny in headless mode.
+    Unknown(String),
 }
+
+/// Tools that touch nothing outside the conversation (Claude Code's tools reference, Codex's
+/// `update_plan`): they pass with no decision, so subagents, questions to the user, plan mode
+/// and worktrees keep working. `ReadMcpResourceTool` is not one: it reads from an MCP server and
+/// is judged as an MCP call.
+pub const NO_OP_TOOLS: &[&str] = &[
+    "Agent",
+    "Task",
+    "AskUserQuestion",
+    "TodoWrite",
+    "TodoRead",
+    "TaskCreate",
+    "TaskGet",
+    "TaskList",
+    "TaskUpdate",
+    "TaskOutput",
+    "TaskStop",
+    "BashOutput",
+    "KillShell",
+    "EnterPlanMode",
+    "ExitPlanMode",
+    "EnterWorktree",
+    "ExitWorktree",
+    "LSP",
+    "ToolSearch",
+    "ListMcpResourcesTool",
+    "CronCreate",
+    "CronDelete",
+    "CronList",
+    "WebSearch",
+    "SlashCommand",
+    "Skill",
+    "update_plan",
+];
+
+/// The tools guardian judges in Claude Code, as a hook `matcher`. Claude Code reads a matcher
+/// with characters beyond `[A-Za-z0-9_|]` as an unanchored regex, so it is anchored here.
+pub const CLAUDE_CODE_MATCHER: &str = "^(Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS|WebFetch|ReadMcpResourceTool|mcp__.*)$";
+/// The tools guardian judges in Codex, as a hook `matcher` (`apply_patch` also matches Codex's
+/// `Write`/`Edit` aliases).
+pub const CODEX_MATCHER: &str = "Bash|apply_patch|mcp__.*";
 
 fn s(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
-/// Translates a hook input into a review request.
+/// Whether guardian translates this tool into actions.
+fn is_known(tool: &str) -> bool {
+    matches!(
+        tool,
+        "Bash"
+            | "shell"
+            | "exec_command"
+            | "local_shell"
+            | "apply_patch"
+            | "Read"
+            | "Write"
+            | "Edit"
+            | "MultiEdit"
+            | "NotebookEdit"
+            | "WebFetch"
+            | "Glob"
+            | "Grep"
+            | "LS"
+            | "ReadMcpResourceTool"
+    ) || tool.starts_with("mcp__")
+}
+
+/// Translates a hook input into review requests.
 pub fn translate(input: &HookInput) -> Result<Translation, String> {
     if !matches!(
         input.hook_event_name.as_str(),
@@ -83,23 +153,15 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
     let tool = input.tool_name.as_deref().ok_or("tool_name is missing")?;
     let ti = input.tool_input.clone().unwrap_or(Value::Null);
     let cwd = input.cwd.clone();
-    if matches!(
-        tool,
-        "TodoWrite"
-            | "TodoRead"
-            | "Task"
-            | "ExitPlanMode"
-            | "BashOutput"
-            | "KillShell"
-            | "WebSearch"
-            | "SlashCommand"
-            | "Skill"
-            | "update_plan"
-    ) {
+    if NO_OP_TOOLS.contains(&tool) {
         return Ok(Translation::Pass(format!(
-            "{tool} has no side effects guardian judges"
+            "{tool} touches nothing outside the conversation"
         )));
     }
+    if !is_known(tool) {
+        return Ok(Translation::Unknown(tool.to_string()));
+    }
+    let escalation = escalation(input, &ti)?;
     let mut actions: Vec<Action> = match tool {
         "apply_patch" => {
             let patch = s(&ti, "command")
@@ -151,9 +213,101 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
                 transcript: transcript_entries.clone(),
                 retry: None,
                 strict: false,
+                escalation: None,
+            })
+            .enumerate()
+            .map(|(i, mut req)| {
+                // The escalation belongs to the command itself (the first request); the host of
+                // a network approval and the files of a patch are judged as they are.
+                if i == 0 {
+                    req.escalation = escalation.clone();
+                }
+                req
             })
             .collect(),
     ))
+}
+
+/// The escalation a hook input asks for, if any.
+///
+/// - Codex PermissionRequest: Codex fires it where it would show its own approval prompt, which
+///   asks for more than the sandbox gives. When the input carries `approval_context`
+///   (`sandbox_permissions`: `use_default` | `require_escalated` | `with_additional_permissions`,
+///   with `additional_permissions.file_system.read|write` absolute paths and
+///   `network.enabled`; `justification`), it is read exactly; without it the request is taken
+///   as the widest one, `require_escalated` (fail closed), with `tool_input.description` (Codex's
+///   justification text) as the justification.
+/// - Claude Code Bash `dangerouslyDisableSandbox: true` asks to run outside the sandbox.
+fn escalation(input: &HookInput, ti: &Value) -> Result<Option<Escalation>, String> {
+    let unsandboxed = |justification: Option<String>| {
+        Some(Escalation {
+            kind: EscalationKind::Unsandboxed,
+            read: Vec::new(),
+            write: Vec::new(),
+            network: false,
+            justification,
+        })
+    };
+    if input.agent.as_deref() == Some("codex") && input.hook_event_name == "PermissionRequest" {
+        let ctx = input
+            .approval_context
+            .as_ref()
+            .or_else(|| ti.get("approval_context"))
+            .filter(|v| !v.is_null());
+        let Some(ctx) = ctx else {
+            return Ok(unsandboxed(s(ti, "description")));
+        };
+        let justification = s(ctx, "justification").or_else(|| s(ti, "description"));
+        return match s(ctx, "sandbox_permissions").as_deref() {
+            Some("use_default") => Ok(None),
+            None | Some("require_escalated") => Ok(unsandboxed(justification)),
+            Some("with_additional_permissions") => {
+                let extra = ctx.get("additional_permissions").unwrap_or(&Value::Null);
+                let paths = |key: &str| -> Result<Vec<String>, String> {
+                    let field =
+                        format!("approval_context.additional_permissions.file_system.{key}");
+                    match extra.get("file_system").and_then(|f| f.get(key)) {
+                        None | Some(Value::Null) => Ok(Vec::new()),
+                        Some(Value::Array(items)) => items
+                            .iter()
+                            .map(|p| {
+                                p.as_str()
+                                    .filter(|p| !p.trim().is_empty())
+                                    .map(str::to_string)
+                                    .ok_or_else(|| format!("{field} must list non-empty paths"))
+                            })
+                            .collect(),
+                        Some(_) => Err(format!("{field} must be an array of paths")),
+                    }
+                };
+                let esc = Escalation {
+                    kind: EscalationKind::AdditionalPermissions,
+                    read: paths("read")?,
+                    write: paths("write")?,
+                    network: extra
+                        .get("network")
+                        .and_then(|n| n.get("enabled"))
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                    justification,
+                };
+                if esc.read.len() + esc.write.len() > crate::request::MAX_ESCALATION_PATHS {
+                    return Err(format!(
+                        "approval_context.additional_permissions names more than {} paths",
+                        crate::request::MAX_ESCALATION_PATHS
+                    ));
+                }
+                Ok(Some(esc))
+            }
+            Some(other) => Err(format!(
+                "approval_context.sandbox_permissions {other:?} is not known to guardian"
+            )),
+        };
+    }
+    if ti.get("dangerouslyDisableSandbox").and_then(Value::as_bool) == Some(true) {
+        return Ok(unsandboxed(None));
+    }
+    Ok(None)
 }
 
 /// The host a Codex network-access approval asks for, as a fetch action.
@@ -231,6 +385,12 @@ fn single_action(tool: &str, ti: &Value, cwd: &Option<String>) -> Result<Action,
                 .or_else(|| cwd.clone())
                 .unwrap_or_else(|| ".".into()),
             cwd: cwd.clone(),
+        },
+        // Reading an MCP resource sends a request to that server: judged as an MCP call.
+        "ReadMcpResourceTool" => Action::Mcp {
+            server: need("server")?,
+            tool: "resources/read".into(),
+            arguments: ti.clone(),
         },
         t if t.starts_with("mcp__") => {
             let rest = &t["mcp__".len()..];
@@ -402,48 +562,4 @@ pub fn read_transcript(path: &str) -> Vec<TranscriptEntry> {
         }
     }
     out
-}
-
-/// The hook output for a decision, in the shape of the input's event. When the session's
-/// circuit breaker tripped, `"continue": false` stops Claude Code with the reason.
-pub fn output(event: &str, resp: &ReviewResponse) -> Value {
-    let mut out = event_output(event, resp);
-    if resp.interrupt
-        && let Some(map) = out.as_object_mut()
-    {
-        map.insert("continue".into(), Value::Bool(false));
-        map.insert("stopReason".into(), Value::String(resp.message.clone()));
-    }
-    out
-}
-
-fn event_output(event: &str, resp: &ReviewResponse) -> Value {
-    let allow = resp.decision == Decision::Allow;
-    if event == "PermissionRequest" {
-        let decision = if allow {
-            json!({"behavior": "allow"})
-        } else {
-            json!({"behavior": "deny", "message": resp.message, "interrupt": resp.interrupt})
-        };
-        return json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}});
-    }
-    json!({"hookSpecificOutput": {
-        "hookEventName": "PreToolUse",
-        "permissionDecision": if allow { "allow" } else { "deny" },
-        "permissionDecisionReason": resp.message
-    }})
-}
-
-/// A deny in the event's shape, for failures: Claude Code lets a call proceed when an HTTP hook
-/// fails, so guardian answers 2xx with a deny instead.
-pub fn deny_output(event: &str, reason: &str) -> Value {
-    let message = format!("denied by guardian: {reason}");
-    if event == "PermissionRequest" {
-        return json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": message}}});
-    }
-    json!({"hookSpecificOutput": {
-        "hookEventName": "PreToolUse",
-        "permissionDecision": "deny",
-        "permissionDecisionReason": message
-    }})
 }

@@ -11,6 +11,7 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::claude_code::{HookInput, Translation, translate};
+use crate::config::Unreviewed;
 use crate::request::ReviewRequest;
 use crate::verdict::{Decision, ReviewResponse};
 
@@ -23,6 +24,38 @@ pub const TOOL_NAME: &str = "approve";
 pub trait Decider: Send + Sync {
     /// Reviews a request; an error is a failure to get any answer.
     fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, String>>;
+
+    /// Reviews requests that must all be allowed, with the same rule as
+    /// [`crate::pipeline::Guardian::review_all`]: a hard deny answers, an unreviewed deny
+    /// answers only when nothing is denied outright, otherwise the last allow. This default asks
+    /// one after the other; an error is a failure to get any answer.
+    fn decide_all(
+        &self,
+        reqs: Vec<ReviewRequest>,
+        mode: Unreviewed,
+    ) -> BoxFuture<'_, Result<ReviewResponse, String>> {
+        let _ = mode;
+        Box::pin(async move {
+            let mut last_allow = None;
+            let mut unreviewed = None;
+            if reqs.is_empty() {
+                return Err("nothing to review".into());
+            }
+            for req in reqs {
+                let resp = self.decide(req).await?;
+                match resp.decision {
+                    Decision::Allow => last_allow = Some(resp),
+                    Decision::Deny if resp.unreviewed => {
+                        unreviewed.get_or_insert(resp);
+                    }
+                    Decision::Deny => return Ok(resp),
+                }
+            }
+            unreviewed
+                .or(last_allow)
+                .ok_or_else(|| "nothing to review".to_string())
+        })
+    }
 }
 
 /// Handles one JSON-RPC message; `None` for notifications (no reply).
@@ -75,6 +108,8 @@ pub async fn handle(msg: &Value, decider: &dyn Decider, cwd: &str) -> Option<Val
 }
 
 /// The approval: allow with the input unchanged, or deny with the reason. Never allow on failure.
+/// Claude Code's `-p` mode is headless (nobody can answer a prompt), so an unreviewed action or
+/// an unknown tool is a deny here.
 pub async fn approve(args: &Value, decider: &dyn Decider, cwd: &str) -> Value {
     let deny = |message: String| json!({"behavior": "deny", "message": message});
     let input = args.get("input").cloned().unwrap_or(Value::Null);
@@ -91,24 +126,23 @@ pub async fn approve(args: &Value, decider: &dyn Decider, cwd: &str) -> Value {
         tool_input: Some(input.clone()),
         agent_type: None,
         network_approval_context: None,
+        approval_context: None,
         agent: None,
     };
     match translate(&hook) {
         Ok(Translation::Pass(_)) => json!({"behavior": "allow", "updatedInput": input}),
-        Ok(Translation::Review(reqs)) => {
-            for req in reqs {
-                match decider.decide(req).await {
-                    Ok(resp) if resp.decision == Decision::Allow => {}
-                    Ok(resp) => return deny(resp.message),
-                    Err(e) => {
-                        return deny(format!(
-                            "denied by guardian: no decision could be obtained ({e})"
-                        ));
-                    }
-                }
+        Ok(Translation::Review(reqs)) => match decider.decide_all(reqs, Unreviewed::Deny).await {
+            Ok(resp) if resp.decision == Decision::Allow => {
+                json!({"behavior": "allow", "updatedInput": input})
             }
-            json!({"behavior": "allow", "updatedInput": input})
-        }
+            Ok(resp) => deny(resp.message),
+            Err(e) => deny(format!(
+                "denied by guardian: no decision could be obtained ({e})"
+            )),
+        },
+        Ok(Translation::Unknown(tool)) => deny(format!(
+            "denied by guardian: tool {tool:?} is not known to guardian, and nobody can be asked in -p mode"
+        )),
         Err(e) => deny(format!("denied by guardian: {e}")),
     }
 }
@@ -145,6 +179,19 @@ pub struct InProcess(pub std::sync::Arc<crate::pipeline::Guardian>);
 impl Decider for InProcess {
     fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, String>> {
         Box::pin(async move { Ok(self.0.review(req, "mcp").await) })
+    }
+
+    fn decide_all(
+        &self,
+        reqs: Vec<ReviewRequest>,
+        mode: Unreviewed,
+    ) -> BoxFuture<'_, Result<ReviewResponse, String>> {
+        Box::pin(async move {
+            if reqs.is_empty() {
+                return Err("nothing to review".into());
+            }
+            Ok(self.0.review_all(reqs, "mcp", mode).await)
+        })
     }
 }
 

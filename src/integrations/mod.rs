@@ -2,5 +2,6 @@
 //! API v1. They decide nothing: every request goes through [`crate::pipeline::Guardian::review`].
 
 pub mod claude_code;
+pub mod contract;
 pub mod mcp;
 pub mod opencode;

@@ -14,8 +14,10 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::contract::HookAnswer;
 use super::mcp::Decider;
-use crate::request::{Action, ReviewRequest, SessionInfo};
+use crate::config::Unreviewed;
+use crate::request::{Action, Escalation, EscalationKind, ReviewRequest, SessionInfo};
 use crate::verdict::Decision;
 
 /// A permission request, as OpenCode sends it.
@@ -89,18 +91,48 @@ pub fn actions(p: &PermissionRequest, cwd: Option<&str>) -> Result<Vec<Action>, 
     }
 }
 
-/// Decides one permission request: `("once", None)` or `("reject", Some(message))`.
-pub async fn decide(
-    p: &PermissionRequest,
-    decider: &dyn Decider,
-    cwd: Option<&str>,
-) -> (&'static str, Option<String>) {
-    let actions = match actions(p, cwd) {
-        Ok(a) => a,
-        Err(e) => return ("reject", Some(format!("denied by guardian: {e}"))),
-    };
-    for action in actions {
-        let req = ReviewRequest {
+/// Permission kinds whose tools touch nothing outside the conversation (todo lists, questions
+/// to the user, plan mode, subagents, skills, searches answered by OpenCode's provider): answered
+/// "once" with no review. A subagent's own tool calls are asked for one by one.
+pub const NO_OP_PERMISSIONS: &[&str] = &[
+    "todowrite",
+    "todoread",
+    "question",
+    "task",
+    "plan_enter",
+    "plan_exit",
+    "skill",
+    "lsp",
+    "websearch",
+    "codesearch",
+];
+
+/// What the bridge answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// `{"reply": "once"}`: this call may run.
+    Once,
+    /// `{"reply": "reject", "message": …}`: it may not.
+    Reject(String),
+    /// No reply: OpenCode's own prompt asks the user (`[hooks] unreviewed = "ask"` only).
+    Leave(String),
+}
+
+/// The review requests a permission request stands for (all must be allowed).
+/// `external_directory` (OpenCode's "outside the project" question, `metadata: {filepath,
+/// parentDir}`, patterns `<dir>/*`) is guardian's additional-permissions escalation: a read of
+/// the directory, asked as an extra permission.
+pub fn requests(p: &PermissionRequest, cwd: Option<&str>) -> Result<Vec<ReviewRequest>, String> {
+    let escalation = (p.permission == "external_directory").then(|| Escalation {
+        kind: EscalationKind::AdditionalPermissions,
+        read: Vec::new(),
+        write: Vec::new(),
+        network: false,
+        justification: None,
+    });
+    Ok(actions(p, cwd)?
+        .into_iter()
+        .map(|action| ReviewRequest {
             action,
             session: Some(SessionInfo {
                 id: p.session_id.clone(),
@@ -113,21 +145,45 @@ pub async fn decide(
             transcript: Vec::new(),
             retry: None,
             strict: false,
-        };
-        match decider.decide(req).await {
-            Ok(resp) if resp.decision == Decision::Allow => {}
-            Ok(resp) => return ("reject", Some(resp.message)),
-            Err(e) => {
-                return (
-                    "reject",
-                    Some(format!(
-                        "denied by guardian: no decision could be obtained ({e})"
-                    )),
-                );
-            }
-        }
+            escalation: escalation.clone(),
+        })
+        .collect())
+}
+
+/// Decides one permission request. An unreviewed action, a `doom_loop` (the agent repeating the
+/// same call) and an unknown kind are left to the user in `Ask` mode and rejected in `Deny` mode;
+/// a rule or reviewer deny is always a reject.
+pub async fn decide(
+    p: &PermissionRequest,
+    decider: &dyn Decider,
+    cwd: Option<&str>,
+    mode: Unreviewed,
+) -> Reply {
+    if NO_OP_PERMISSIONS.contains(&p.permission.as_str()) {
+        return Reply::Once;
     }
-    ("once", None)
+    let undecided = |why: String| match mode {
+        Unreviewed::Ask => Reply::Leave(why),
+        Unreviewed::Deny => Reply::Reject(format!("denied by guardian: {why}")),
+    };
+    if p.permission == "doom_loop" {
+        return undecided("the agent repeated the same call: stop and report to the user".into());
+    }
+    let reqs = match requests(p, cwd) {
+        Ok(r) => r,
+        Err(e) if e.contains("is not known to guardian") => return undecided(e),
+        Err(e) => return Reply::Reject(format!("denied by guardian: {e}")),
+    };
+    match decider.decide_all(reqs, mode).await {
+        Ok(resp) if resp.decision == Decision::Allow => Reply::Once,
+        Ok(resp) => match HookAnswer::from_response(&resp, mode) {
+            HookAnswer::Ask { message } => Reply::Leave(message),
+            _ => Reply::Reject(resp.message),
+        },
+        Err(e) => Reply::Reject(format!(
+            "denied by guardian: no decision could be obtained ({e})"
+        )),
+    }
 }
 
 /// The bridge between one OpenCode server and a decider.
@@ -137,6 +193,7 @@ pub struct Bridge {
     cwd: Option<String>,
     decider: Arc<dyn Decider>,
     answered: Mutex<HashSet<String>>,
+    mode: Unreviewed,
 }
 
 impl Bridge {
@@ -158,7 +215,15 @@ impl Bridge {
             cwd,
             decider,
             answered: Mutex::new(HashSet::new()),
+            mode: Unreviewed::Deny,
         })
+    }
+
+    /// What to do with what nothing could review (`[hooks] unreviewed`): reject (the default),
+    /// or leave it to the user at OpenCode's own prompt.
+    pub fn with_unreviewed(mut self, mode: Unreviewed) -> Bridge {
+        self.mode = mode;
+        self
     }
 
     /// Answers one request once (duplicates from the stream and `GET /permission` are skipped).
@@ -172,11 +237,16 @@ impl Bridge {
                 return;
             }
         }
-        let (reply, message) = decide(&p, self.decider.as_ref(), self.cwd.as_deref()).await;
-        let mut body = json!({"reply": reply});
-        if let Some(m) = message {
-            body["message"] = json!(m);
-        }
+        let (reply, body) = match decide(&p, self.decider.as_ref(), self.cwd.as_deref(), self.mode)
+            .await
+        {
+            Reply::Once => ("once", json!({"reply": "once"})),
+            Reply::Reject(message) => ("reject", json!({"reply": "reject", "message": message})),
+            Reply::Leave(why) => {
+                tracing::info!(request = %p.id, why = %why, "left to the user at OpenCode's prompt");
+                return;
+            }
+        };
         let url = format!("{}/permission/{}/reply", self.base, p.id);
         let mut delay = Duration::from_millis(200);
         for _ in 0..5 {

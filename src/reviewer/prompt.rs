@@ -202,6 +202,19 @@ impl PromptSet {
         {
             fence(&mut user, "RETRY OUTPUT", &budget::cap(out, b.retry_output));
         }
+        if let Some(why) = req
+            .escalation
+            .as_ref()
+            .and_then(|e| e.justification.as_deref())
+        {
+            // The agent's own reason for escalating: its words, so evidence, under the same cap
+            // as a retry's output.
+            fence(
+                &mut user,
+                "AGENT JUSTIFICATION",
+                &budget::cap(why, b.retry_output),
+            );
+        }
         user.push_str("Answer with the JSON verdict only.\n");
         user
     }

@@ -1,0 +1,296 @@
+//! What each agent's hook parser accepts: guardian's answers put in the only shapes that agent
+//! takes.
+//!
+//! This module owns the output contract of the hook adapters. A hook output the agent rejects is
+//! dropped, and a dropped deny is an allow, so every answer kind guardian can give (allow, a rule
+//! or reviewer deny, a breaker-tripped deny, a failure deny, an unknown tool, a question for the
+//! user, no decision) is rendered here per agent and per event, and nowhere else. The rules are
+//! facts taken from the agents' source (named on each function) and checked by the contract
+//! oracle in `tests/contracts.rs`.
+
+use serde_json::{Map, Value, json};
+
+use crate::config::Unreviewed;
+use crate::verdict::{Decision, ReviewResponse};
+
+/// The agent whose hook is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    /// Claude Code (HTTP or command hooks).
+    ClaudeCode,
+    /// Codex (command hooks).
+    Codex,
+}
+
+impl Agent {
+    /// The agent's name in URLs and audit records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
+        }
+    }
+}
+
+/// The hook event answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// Before a tool runs.
+    PreToolUse,
+    /// Where the agent would show its own approval prompt (Codex: an escalation request).
+    PermissionRequest,
+}
+
+impl Event {
+    /// The event named in a hook input's `hook_event_name`; anything else answers as
+    /// PreToolUse (the shape every agent reads as a deny).
+    pub fn of(name: &str) -> Event {
+        if name == "PermissionRequest" {
+            Event::PermissionRequest
+        } else {
+            Event::PreToolUse
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Event::PreToolUse => "PreToolUse",
+            Event::PermissionRequest => "PermissionRequest",
+        }
+    }
+}
+
+/// guardian's answer to a hook, before it is put in the agent's shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookAnswer {
+    /// The action may run.
+    Allow {
+        /// Why (a rule, the reviewer, session memory).
+        message: String,
+    },
+    /// The action must not run.
+    Deny {
+        /// Why, as the agent should read it (the STOP instruction included when `interrupt`).
+        message: String,
+        /// The session's circuit breaker tripped: the agent should stop and report.
+        interrupt: bool,
+    },
+    /// Nothing could review the action and the integration runs interactively
+    /// (`[hooks] unreviewed = "ask"`): the agent's own prompt asks the user.
+    Ask {
+        /// Why guardian could not decide.
+        message: String,
+    },
+    /// guardian has no opinion (a tool that touches nothing): the agent's own rules apply.
+    NoDecision,
+}
+
+impl HookAnswer {
+    /// The answer for a review: an unreviewed deny becomes a question to the user in `Ask` mode;
+    /// a rule deny or a reviewer deny never does.
+    pub fn from_response(resp: &ReviewResponse, mode: Unreviewed) -> HookAnswer {
+        match resp.decision {
+            Decision::Allow => HookAnswer::Allow {
+                message: resp.message.clone(),
+            },
+            Decision::Deny if resp.unreviewed && mode == Unreviewed::Ask && !resp.interrupt => {
+                HookAnswer::Ask {
+                    message: format!(
+                        "guardian could not review this action, so you are asked: {}",
+                        resp.rationale
+                    ),
+                }
+            }
+            Decision::Deny => HookAnswer::Deny {
+                message: resp.message.clone(),
+                interrupt: resp.interrupt,
+            },
+        }
+    }
+
+    /// A deny for a failure guardian caught before any review (invalid input, an unknown tool in
+    /// headless mode, the server shutting down, …).
+    pub fn failure(reason: &str) -> HookAnswer {
+        HookAnswer::Deny {
+            message: format!("denied by guardian: {reason}"),
+            interrupt: false,
+        }
+    }
+
+    /// The answer for a tool guardian does not know: no decision at a terminal, a deny headless.
+    pub fn unknown_tool(tool: &str, mode: Unreviewed) -> HookAnswer {
+        match mode {
+            Unreviewed::Ask => HookAnswer::NoDecision,
+            Unreviewed::Deny => HookAnswer::failure(&format!(
+                "tool {tool:?} is not known to guardian, and nobody can be asked in headless mode ([hooks] unreviewed = \"deny\")"
+            )),
+        }
+    }
+}
+
+/// The hook output for an answer, in the shape `agent` accepts for `event`. An empty object
+/// means "print nothing" (the command hook prints no output for it).
+pub fn render(agent: Agent, event: Event, answer: &HookAnswer) -> Value {
+    match agent {
+        Agent::ClaudeCode => claude_code(event, answer),
+        Agent::Codex => codex(event, answer),
+    }
+}
+
+/// Claude Code (hooks reference, code.claude.com/docs/en/hooks): PreToolUse takes
+/// `hookSpecificOutput.permissionDecision` allow | deny | ask with a reason, and the common
+/// fields `continue: false` + `stopReason` stop the agent; PermissionRequest takes
+/// `hookSpecificOutput.decision` `{behavior: allow | deny, message, interrupt}`; `{}` (or no
+/// output) is no decision. A PermissionRequest has no "ask": no decision shows the dialog.
+fn claude_code(event: Event, answer: &HookAnswer) -> Value {
+    let specific = |fields: Value| {
+        let mut inner = Map::new();
+        inner.insert("hookEventName".into(), json!(event.as_str()));
+        if let Value::Object(m) = fields {
+            inner.extend(m);
+        }
+        json!({ "hookSpecificOutput": inner })
+    };
+    match (event, answer) {
+        (_, HookAnswer::NoDecision) | (Event::PermissionRequest, HookAnswer::Ask { .. }) => {
+            json!({})
+        }
+        (Event::PreToolUse, HookAnswer::Allow { message }) => specific(json!({
+            "permissionDecision": "allow", "permissionDecisionReason": message
+        })),
+        (Event::PreToolUse, HookAnswer::Ask { message }) => specific(json!({
+            "permissionDecision": "ask", "permissionDecisionReason": message
+        })),
+        (Event::PreToolUse, HookAnswer::Deny { message, interrupt }) => {
+            let mut out = specific(json!({
+                "permissionDecision": "deny", "permissionDecisionReason": message
+            }));
+            if *interrupt && let Some(map) = out.as_object_mut() {
+                map.insert("continue".into(), Value::Bool(false));
+                map.insert("stopReason".into(), json!(message));
+            }
+            out
+        }
+        (Event::PermissionRequest, HookAnswer::Allow { .. }) => {
+            specific(json!({"decision": {"behavior": "allow"}}))
+        }
+        (Event::PermissionRequest, HookAnswer::Deny { message, interrupt }) => {
+            specific(json!({"decision": {
+                "behavior": "deny", "message": message, "interrupt": interrupt
+            }}))
+        }
+    }
+}
+
+/// Codex (openai/codex `codex-rs/hooks/src/engine/output_parser.rs`): any of `continue: false`,
+/// `stopReason`, `suppressOutput`, a PreToolUse `permissionDecision` other than deny, a deny
+/// without a reason, `updatedInput`, or a PermissionRequest `interrupt: true` marks the whole
+/// output invalid and the decision is dropped (the call runs). So: PreToolUse is a deny with a
+/// reason or nothing; PermissionRequest is `decision.behavior` allow or deny (with a message),
+/// nothing else; a breaker's stop instruction lives in the reason text; "ask" is no output
+/// (Codex's own approval flow applies).
+fn codex(event: Event, answer: &HookAnswer) -> Value {
+    let specific = |fields: Value| {
+        let mut inner = Map::new();
+        inner.insert("hookEventName".into(), json!(event.as_str()));
+        if let Value::Object(m) = fields {
+            inner.extend(m);
+        }
+        json!({ "hookSpecificOutput": inner })
+    };
+    let reason = |message: &str| {
+        if message.trim().is_empty() {
+            "denied by guardian".to_string()
+        } else {
+            message.to_string()
+        }
+    };
+    match (event, answer) {
+        (_, HookAnswer::NoDecision) | (_, HookAnswer::Ask { .. }) => json!({}),
+        (Event::PreToolUse, HookAnswer::Allow { .. }) => json!({}),
+        (Event::PreToolUse, HookAnswer::Deny { message, .. }) => specific(json!({
+            "permissionDecision": "deny", "permissionDecisionReason": reason(message)
+        })),
+        (Event::PermissionRequest, HookAnswer::Allow { .. }) => {
+            specific(json!({"decision": {"behavior": "allow"}}))
+        }
+        (Event::PermissionRequest, HookAnswer::Deny { message, .. }) => {
+            specific(json!({"decision": {"behavior": "deny", "message": reason(message)}}))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deny(interrupt: bool) -> HookAnswer {
+        HookAnswer::Deny {
+            message: "no".into(),
+            interrupt,
+        }
+    }
+
+    #[test]
+    fn codex_never_gets_fields_it_rejects() {
+        for event in [Event::PreToolUse, Event::PermissionRequest] {
+            for answer in [
+                deny(true),
+                deny(false),
+                HookAnswer::Allow {
+                    message: "ok".into(),
+                },
+                HookAnswer::Ask {
+                    message: "?".into(),
+                },
+                HookAnswer::NoDecision,
+            ] {
+                let text = render(Agent::Codex, event, &answer).to_string();
+                for banned in [
+                    "continue",
+                    "stopReason",
+                    "interrupt",
+                    "updatedInput",
+                    "suppressOutput",
+                ] {
+                    assert!(!text.contains(banned), "{event:?} {answer:?}: {text}");
+                }
+                if event == Event::PreToolUse {
+                    assert!(!text.contains("\"allow\""), "{text}");
+                    assert!(!text.contains("\"ask\""), "{text}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_unreviewed_deny_becomes_a_question_only_in_ask_mode() {
+        let resp = ReviewResponse {
+            id: "rev_1".into(),
+            decision: Decision::Deny,
+            decided_by: crate::verdict::DecidedBy::Fallback,
+            rule: None,
+            risk_level: None,
+            rationale: "no reviewer".into(),
+            message: "denied".into(),
+            interrupt: false,
+            unreviewed: true,
+        };
+        assert!(matches!(
+            HookAnswer::from_response(&resp, Unreviewed::Ask),
+            HookAnswer::Ask { .. }
+        ));
+        assert!(matches!(
+            HookAnswer::from_response(&resp, Unreviewed::Deny),
+            HookAnswer::Deny { .. }
+        ));
+        let judged = ReviewResponse {
+            unreviewed: false,
+            ..resp
+        };
+        assert!(matches!(
+            HookAnswer::from_response(&judged, Unreviewed::Ask),
+            HookAnswer::Deny { .. }
+        ));
+    }
+}
