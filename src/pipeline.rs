@@ -487,7 +487,9 @@ impl Guardian {
             }
         };
         // A request without a session id gets a fresh one: nothing to remember or count for it.
-        let interrupt = if session_given {
+        // A question handed to the user is no denial: the breaker does not count it.
+        let deferred = outcome.unreviewed && mode == Unreviewed::Ask;
+        let interrupt = if session_given && !deferred {
             self.sessions.record(&session_id, &key, outcome.decision)
         } else {
             None
@@ -531,7 +533,7 @@ impl Guardian {
             tokens: outcome.usage,
             attempts: outcome.attempts,
             interrupt: interrupt.as_deref(),
-            deferred_to_user: outcome.unreviewed && mode == Unreviewed::Ask,
+            deferred_to_user: deferred,
         };
         let audited = self.audit.append(&record).await;
         let (tokens, latency_ms) = (record.tokens, record.latency_ms);
@@ -918,7 +920,8 @@ fn backoff(attempt: u32) -> Duration {
 }
 
 /// What makes two requests "the same action" for memory and the doom-loop count: the kind, its
-/// content, the cwd and the sandbox.
+/// content, the cwd, the sandbox and any escalation (running a command outside the sandbox is
+/// not the same action as running it inside).
 fn action_key(req: &ReviewRequest) -> String {
     let sandbox = req
         .session
@@ -926,6 +929,11 @@ fn action_key(req: &ReviewRequest) -> String {
         .and_then(|s| s.sandbox.as_deref())
         .unwrap_or("");
     let action = serde_json::to_string(&req.action).unwrap_or_default();
-    let digest = Sha256::digest(format!("{sandbox}\u{0}{action}").as_bytes());
+    let escalation = req
+        .escalation
+        .as_ref()
+        .and_then(|e| serde_json::to_string(e).ok())
+        .unwrap_or_default();
+    let digest = Sha256::digest(format!("{sandbox}\u{0}{action}\u{0}{escalation}").as_bytes());
     hex::encode(&digest[..16])
 }

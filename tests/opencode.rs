@@ -223,3 +223,76 @@ fn the_readme_opencode_config_only_asks_what_the_bridge_understands() {
         );
     }
 }
+
+/// What the bridge answers per mode: a rule deny is always a reject; what nothing could review, a
+/// doom loop and an unknown kind are rejected headless and left to the user's prompt at a
+/// terminal; no-op kinds pass; `external_directory` is reviewed as an extra permission.
+#[tokio::test]
+async fn the_bridge_defers_to_the_user_only_when_nothing_could_review() {
+    use guardian::config::Unreviewed;
+    use guardian::integrations::opencode::{PermissionRequest, Reply, decide, requests};
+    let h = Harness::new("[reviewer]\nbackend = \"none\"\n");
+    let decider = guardian::integrations::mcp::InProcess(h.guardian.clone());
+    let p = |permission: &str, patterns: &[&str], metadata: Value| PermissionRequest {
+        id: "x".into(),
+        session_id: Some(format!("ses-{}", patterns.join(","))),
+        permission: permission.into(),
+        patterns: patterns.iter().map(|s| s.to_string()).collect(),
+        metadata,
+    };
+    let push = p(
+        "bash",
+        &["git push *"],
+        json!({"command": "git push origin main"}),
+    );
+    let commit = p(
+        "bash",
+        &["git commit *"],
+        json!({"command": "git commit -m x"}),
+    );
+    let looping = p("doom_loop", &["bash"], json!({"tool": "bash", "input": {}}));
+    let mystery = p("mystery", &["x"], json!({}));
+    for mode in [Unreviewed::Deny, Unreviewed::Ask] {
+        let r = decide(&push, &decider, Some("/work/repo"), mode).await;
+        assert!(
+            matches!(r, Reply::Reject(ref m) if m.contains("Bash(git push *)")),
+            "{mode:?}: {r:?}"
+        );
+        for asked in [&commit, &looping, &mystery] {
+            let r = decide(asked, &decider, Some("/work/repo"), mode).await;
+            match mode {
+                Unreviewed::Deny => {
+                    assert!(matches!(r, Reply::Reject(_)), "{}: {r:?}", asked.permission)
+                }
+                Unreviewed::Ask => {
+                    assert!(matches!(r, Reply::Leave(_)), "{}: {r:?}", asked.permission)
+                }
+            }
+        }
+        for noop in ["todowrite", "question", "task"] {
+            let r = decide(&p(noop, &["*"], json!({})), &decider, None, mode).await;
+            assert_eq!(r, Reply::Once, "{noop}");
+        }
+    }
+    let ext = requests(
+        &p(
+            "external_directory",
+            &["/etc/*"],
+            json!({"filepath": "/etc/hosts", "parentDir": "/etc"}),
+        ),
+        Some("/work/repo"),
+    )
+    .expect("maps");
+    assert_eq!(ext.len(), 1);
+    assert_eq!(
+        ext[0].escalation.as_ref().map(|e| e.kind),
+        Some(guardian::request::EscalationKind::AdditionalPermissions)
+    );
+    // The deferred question is audited as such.
+    let recs = h.audit_records();
+    assert!(
+        recs.iter()
+            .any(|r| r["deferred_to_user"] == true && r["action"]["command"] == "git commit -m x"),
+        "{recs:?}"
+    );
+}
