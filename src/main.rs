@@ -124,6 +124,37 @@ enum Command {
         #[command(subcommand)]
         command: Option<AuditCommand>,
     },
+    /// Write guardian's hook snippet into an agent's settings file: merged into what is there
+    /// (nothing else is lost), the old file backed up, idempotent; --dry-run only prints.
+    Install {
+        /// The agent.
+        #[arg(value_enum)]
+        agent: guardian::integrations::install::Target,
+        /// The user's settings file or the project's.
+        #[arg(long, value_enum, default_value = "project")]
+        scope: guardian::integrations::install::Scope,
+        /// The guardian server the hooks call.
+        #[arg(long, default_value = "http://127.0.0.1:8700")]
+        server: String,
+        /// Claude Code: a command hook (`guardian hook claude-code`, blocks when the server is
+        /// down) or an HTTP hook.
+        #[arg(long, value_enum, default_value = "command")]
+        hook: guardian::integrations::install::HookKind,
+        /// What nothing could review becomes for this agent (default: the server's
+        /// `[hooks] unreviewed`, deny).
+        #[arg(long, value_enum)]
+        unreviewed: Option<guardian::config::Unreviewed>,
+        /// The project directory (project scope; default: the current directory).
+        #[arg(long)]
+        project: Option<PathBuf>,
+        /// How command hooks name guardian (default: `guardian` when that is this binary on
+        /// PATH, else this binary's absolute path).
+        #[arg(long)]
+        command: Option<String>,
+        /// Print what would change and the new file; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Print the effective rules with their sources (or explain, test, import).
     Policy {
         /// Config file (default: the embedded policies/default.toml).
@@ -325,6 +356,43 @@ async fn run(cli: Cli) -> ExitCode {
                 None => audit_query(&path, &filter, limit),
             }
         }
+        Command::Install {
+            agent,
+            scope,
+            server,
+            hook,
+            unreviewed,
+            project,
+            command,
+            dry_run,
+        } => {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            let project_dir = project
+                .or_else(|| std::env::current_dir().ok())
+                .unwrap_or_else(|| PathBuf::from("."));
+            let env_dir = |k: &str| {
+                std::env::var_os(k)
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from)
+            };
+            let Some(home) = home else {
+                eprintln!("guardian install: $HOME is not set");
+                return ExitCode::from(2);
+            };
+            let opts = guardian::integrations::install::Options {
+                target: agent,
+                scope,
+                server,
+                command: command.unwrap_or_else(guardian_command),
+                hook,
+                unreviewed,
+                project_dir,
+                home,
+                codex_home: env_dir("CODEX_HOME"),
+                xdg_config_home: env_dir("XDG_CONFIG_HOME"),
+            };
+            install(&opts, dry_run)
+        }
         Command::Policy { config, command } => match command {
             None => policy(config),
             Some(PolicyCommand::Explain { cwd, words }) => explain(config, cwd, words),
@@ -332,6 +400,62 @@ async fn run(cli: Cli) -> ExitCode {
             Some(PolicyCommand::Import { file }) => import(file),
         },
     }
+}
+
+/// How hooks should name this binary: `guardian` when that resolves on PATH to this very file,
+/// else its absolute path.
+fn guardian_command() -> String {
+    let me = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok());
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("guardian"))
+            .find(|p| p.is_file())
+            .and_then(|p| p.canonicalize().ok())
+    });
+    match (me, on_path) {
+        (Some(me), Some(found)) if me == found => "guardian".into(),
+        (Some(me), _) => me.display().to_string(),
+        (None, _) => "guardian".into(),
+    }
+}
+
+fn install(opts: &guardian::integrations::install::Options, dry_run: bool) -> ExitCode {
+    use guardian::integrations::install::{apply, plan};
+    let plan = match plan(opts) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("guardian install: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let path = plan.path.display();
+    if plan.unchanged() {
+        println!("{path}: guardian is already installed; nothing changed");
+    } else {
+        let verb = if dry_run { "would change" } else { "changed" };
+        println!("{path}: {verb}:");
+        for c in &plan.changes {
+            println!("  - {c}");
+        }
+        if dry_run {
+            println!("--- new {path} ---\n{}", plan.new.trim_end());
+        } else {
+            match apply(&plan) {
+                Ok(Some(backup)) => println!("  (the old file is saved as {})", backup.display()),
+                Ok(None) => {}
+                Err(e) => {
+                    eprintln!("guardian install: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    }
+    for n in &plan.notes {
+        println!("note: {n}");
+    }
+    ExitCode::SUCCESS
 }
 
 fn load(config: Option<&PathBuf>) -> Result<Config, ExitCode> {

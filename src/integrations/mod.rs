@@ -3,5 +3,6 @@
 
 pub mod claude_code;
 pub mod contract;
+pub mod install;
 pub mod mcp;
 pub mod opencode;

@@ -1,0 +1,229 @@
+//! `guardian install`: the snippet merged into real-looking settings files of each agent, without
+//! losing a key, with a backup, idempotent, and `--dry-run` writing nothing. The result holds the
+//! README's snippet exactly.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::run_with_stdin;
+use serde_json::Value;
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/install")
+            .join(name),
+    )
+    .expect("fixture")
+}
+
+fn snippet(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("integrations")
+            .join(name),
+    )
+    .expect("snippet")
+}
+
+/// Runs `guardian install <agent> --project <dir> --command guardian <extra…>`.
+fn install(agent: &str, dir: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args: Vec<String> = ["install", agent, "--project"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.push(dir.display().to_string());
+    args.extend(["--command".to_string(), "guardian".to_string()]);
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let out = run_with_stdin(&args, "");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn backups(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .expect("dir")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".bak"))
+        .collect()
+}
+
+/// Every key path of a JSON value (objects only), for "nothing was lost" checks.
+fn keys(v: &Value, prefix: &str, out: &mut Vec<String>) {
+    if let Some(m) = v.as_object() {
+        for (k, child) in m {
+            let p = format!("{prefix}/{k}");
+            out.push(p.clone());
+            keys(child, &p, out);
+        }
+    }
+}
+
+#[test]
+fn claude_code_settings_keep_every_key_and_gain_the_readme_hook() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let settings = dir.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().expect("parent")).expect("mkdir");
+    let before = fixture("claude-settings.json");
+    std::fs::write(&settings, &before).expect("write");
+
+    // A dry run prints the change and writes nothing.
+    let out = install("claude-code", dir.path(), &["--dry-run"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("would change"));
+    assert_eq!(std::fs::read_to_string(&settings).expect("read"), before);
+    assert!(backups(settings.parent().expect("dir")).is_empty());
+
+    install("claude-code", dir.path(), &[]);
+    let after: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("JSON");
+    let old: Value = serde_json::from_str(&before).expect("JSON");
+    let (mut want, mut got) = (Vec::new(), Vec::new());
+    keys(&old, "", &mut want);
+    keys(&after, "", &mut got);
+    for k in &want {
+        assert!(got.contains(k), "lost {k}");
+    }
+    assert_eq!(after["permissions"], old["permissions"]);
+    // The user's own PreToolUse hook stays first; guardian's is the README snippet exactly.
+    let pre = after["hooks"]["PreToolUse"].as_array().expect("array");
+    assert_eq!(pre.len(), 2);
+    assert_eq!(pre[0], old["hooks"]["PreToolUse"][0]);
+    let readme: Value =
+        serde_json::from_str(&snippet("claude-code/settings.command.json")).expect("JSON");
+    assert_eq!(pre[1], readme["hooks"]["PreToolUse"][0]);
+    // The old file was backed up.
+    let baks = backups(settings.parent().expect("dir"));
+    assert_eq!(baks.len(), 1);
+    assert_eq!(std::fs::read_to_string(&baks[0]).expect("read"), before);
+
+    // Installing again changes nothing and makes no new backup.
+    let text = std::fs::read_to_string(&settings).expect("read");
+    let out = install("claude-code", dir.path(), &[]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("nothing changed"));
+    assert_eq!(std::fs::read_to_string(&settings).expect("read"), text);
+    assert_eq!(backups(settings.parent().expect("dir")).len(), 1);
+
+    // The HTTP hook replaces guardian's entry in place instead of adding a second one.
+    install("claude-code", dir.path(), &["--hook", "http"]);
+    let after: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("JSON");
+    let pre = after["hooks"]["PreToolUse"].as_array().expect("array");
+    assert_eq!(pre.len(), 2);
+    let readme: Value =
+        serde_json::from_str(&snippet("claude-code/settings.http.json")).expect("JSON");
+    assert_eq!(pre[1], readme["hooks"]["PreToolUse"][0]);
+}
+
+#[test]
+fn a_missing_settings_file_is_created() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    install("claude-code", dir.path(), &["--unreviewed", "ask"]);
+    let v: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(".claude/settings.json")).expect("created"),
+    )
+    .expect("JSON");
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "guardian hook claude-code --server http://127.0.0.1:8700 --unreviewed ask"
+    );
+    assert!(backups(&dir.path().join(".claude")).is_empty());
+}
+
+#[test]
+fn codex_config_keeps_comments_and_tables_and_gains_the_readme_hooks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join(".codex/config.toml");
+    std::fs::create_dir_all(cfg.parent().expect("parent")).expect("mkdir");
+    let before = fixture("codex-config.toml");
+    std::fs::write(&cfg, &before).expect("write");
+    let out = install("codex", dir.path(), &[]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("/hooks"),
+        "the trust step is named"
+    );
+    let text = std::fs::read_to_string(&cfg).expect("read");
+    // Comments and every original line survive.
+    for line in before.lines().filter(|l| !l.trim().is_empty()) {
+        assert!(text.contains(line), "lost line {line:?}:\n{text}");
+    }
+    let v: toml::Value = toml::from_str(&text).expect("valid TOML");
+    assert_eq!(v["features"]["hooks"].as_bool(), Some(true));
+    assert_eq!(v["features"]["web_search_request"].as_bool(), Some(true));
+    assert_eq!(
+        v["hooks"]["PostToolUse"][0]["matcher"].as_str(),
+        Some("apply_patch")
+    );
+    assert_eq!(
+        v["profiles"]["ci"]["approval_policy"].as_str(),
+        Some("never")
+    );
+    // guardian's hooks are the README snippet's.
+    let readme: toml::Value = toml::from_str(&snippet("codex/config.toml")).expect("TOML");
+    for event in ["PreToolUse", "PermissionRequest"] {
+        assert_eq!(v["hooks"][event], readme["hooks"][event], "{event}");
+    }
+    assert_eq!(backups(cfg.parent().expect("dir")).len(), 1);
+    // Idempotent.
+    install("codex", dir.path(), &[]);
+    assert_eq!(std::fs::read_to_string(&cfg).expect("read"), text);
+    assert_eq!(backups(cfg.parent().expect("dir")).len(), 1);
+}
+
+#[test]
+fn opencode_config_asks_where_guardian_answers_and_keeps_user_patterns() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("opencode.json");
+    std::fs::write(&cfg, fixture("opencode.json")).expect("write");
+    let out = install("opencode", dir.path(), &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        stdout.contains("git status"),
+        "allowed patterns are named: {stdout}"
+    );
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&cfg).expect("read")).expect("JSON");
+    let p = &v["permission"];
+    assert_eq!(p["edit"], "ask");
+    assert_eq!(p["webfetch"], "ask");
+    assert_eq!(p["external_directory"], "ask");
+    // A leading catch-all, the user's own patterns after it (OpenCode: the last match wins).
+    let bash: Vec<(&String, &Value)> = p["bash"].as_object().expect("object").iter().collect();
+    assert_eq!(bash[0].0, "*");
+    assert_eq!(bash[0].1, "ask");
+    assert_eq!(p["bash"]["rm *"], "deny");
+    assert_eq!(p["read"]["*.env"], "deny");
+    assert_eq!(v["mcp"]["docs"]["enabled"], true);
+    let before = std::fs::read_to_string(&cfg).expect("read");
+    install("opencode", dir.path(), &[]);
+    assert_eq!(std::fs::read_to_string(&cfg).expect("read"), before);
+}
+
+#[test]
+fn a_file_that_is_not_what_the_agent_reads_is_left_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let settings = dir.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&settings, "{\"hooks\": [] }").expect("write");
+    let out = run_with_stdin(
+        &[
+            "install".into(),
+            "claude-code".into(),
+            "--project".into(),
+            dir.path().display().to_string(),
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing was changed"));
+    assert_eq!(
+        std::fs::read_to_string(&settings).expect("read"),
+        "{\"hooks\": [] }"
+    );
+}
