@@ -253,3 +253,43 @@ fn the_readme_snippets_work_against_a_real_server() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("blocked"));
 }
+
+/// `[hooks] unreviewed = "ask"` in the config: what no reviewer could answer is a question for
+/// the user; a rule deny is not. `?unreviewed=deny` on the URL overrides the config, and an
+/// unknown value is a deny naming it.
+#[tokio::test]
+async fn the_config_decides_what_unreviewed_actions_become() {
+    let h = Harness::new("[reviewer]\nbackend = \"none\"\n\n[hooks]\nunreviewed = \"ask\"\n");
+    let input = |command: &str| {
+        json!({"session_id": "u-1", "cwd": "/work/repo", "hook_event_name": "PreToolUse",
+               "tool_name": "Bash", "tool_input": {"command": command}})
+    };
+    let post = |uri: &'static str, body: Value| {
+        let h = &h;
+        async move {
+            let (status, out) = h
+                .call("POST", uri, Some(body.to_string().into_bytes()))
+                .await;
+            assert_eq!(status, 200);
+            out
+        }
+    };
+    let out = post("/v1/hooks/claude-code", input("make build")).await;
+    assert_eq!(decision(&out), "ask", "{out}");
+    let out = post("/v1/hooks/claude-code", input("git push origin main")).await;
+    assert_eq!(decision(&out), "deny", "{out}");
+    let out = post("/v1/hooks/claude-code?unreviewed=deny", input("make build")).await;
+    assert_eq!(decision(&out), "deny", "{out}");
+    let out = post(
+        "/v1/hooks/claude-code?unreviewed=maybe",
+        input("git status"),
+    )
+    .await;
+    assert_eq!(decision(&out), "deny", "{out}");
+    assert!(out.to_string().contains("unreviewed"), "{out}");
+    // An unknown tool gets no decision at a terminal.
+    let mut unknown = input("x");
+    unknown["tool_name"] = json!("FrobnicateTool");
+    let out = post("/v1/hooks/claude-code", unknown).await;
+    assert_eq!(out, json!({}), "{out}");
+}

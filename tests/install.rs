@@ -227,3 +227,54 @@ fn a_file_that_is_not_what_the_agent_reads_is_left_alone() {
         "{\"hooks\": [] }"
     );
 }
+
+/// The fenced blocks of `lang` in the README.
+fn readme_blocks(lang: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README");
+    let open = format!("```{lang}\n");
+    let mut out = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find(&open) {
+        let body = &rest[i + open.len()..];
+        let end = body.find("```").unwrap_or(body.len());
+        out.push(body[..end].to_string());
+        rest = &body[end..];
+    }
+    out
+}
+
+/// The README shows the snippets `guardian install` writes, not a drifting copy.
+#[test]
+fn the_readme_shows_the_snippet_files() {
+    let files: Vec<Value> = [
+        "claude-code/settings.command.json",
+        "claude-code/settings.http.json",
+    ]
+    .iter()
+    .map(|f| serde_json::from_str(&snippet(f)).expect("JSON"))
+    .collect();
+    let shown: Vec<Value> = readme_blocks("json")
+        .iter()
+        .filter(|b| b.contains("\"hooks\""))
+        .map(|b| serde_json::from_str(b).expect("README hook snippets are JSON"))
+        .collect();
+    assert_eq!(shown.len(), 2, "{shown:?}");
+    for f in &files {
+        assert!(shown.contains(f), "the README does not show {f}");
+    }
+    let codex: toml::Value = toml::from_str(&snippet("codex/config.toml")).expect("TOML");
+    let shown = readme_blocks("toml")
+        .into_iter()
+        .find(|b| b.contains("[[hooks.PreToolUse]]"))
+        .expect("the README shows the Codex snippet");
+    let shown: toml::Value = toml::from_str(&shown).expect("TOML");
+    assert_eq!(shown, codex);
+    // And the configuration reference's full example is a valid config.
+    let reference = readme_blocks("toml")
+        .into_iter()
+        .find(|b| b.starts_with("[server]"))
+        .expect("the configuration reference");
+    let cfg = guardian::Config::parse(&reference, "README.md").expect("the README example parses");
+    assert_eq!(cfg.hooks.unreviewed, guardian::config::Unreviewed::Deny);
+}

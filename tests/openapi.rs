@@ -44,6 +44,10 @@ async fn openapi_document_matches_the_api() {
         json!({"action": {"kind": "write", "path": "a", "content": "x", "diff": "+x"}}),
         json!({"action": {"kind": "fetch", "url": "https://docs.rs"}}),
         json!({"action": {"kind": "mcp", "server": "github", "tool": "create_issue", "arguments": {"title": "x"}}}),
+        json!({"action": {"kind": "shell", "command": "cargo test"},
+               "escalation": {"kind": "unsandboxed", "justification": "the tests bind a port"}}),
+        json!({"action": {"kind": "shell", "command": "make"},
+               "escalation": {"kind": "additional_permissions", "read": ["/opt/sdk"], "write": ["/tmp/out"], "network": true}}),
     ];
     for b in bodies {
         assert!(request.is_valid(&b), "{b} should validate");
@@ -60,6 +64,7 @@ async fn openapi_document_matches_the_api() {
         json!({"action": {"kind": "teleport"}}),
         json!({"intent": "no action"}),
         json!({"action": {"kind": "shell", "command": "ls"}, "extra": 1}),
+        json!({"action": {"kind": "shell", "command": "ls"}, "escalation": {"kind": "root"}}),
     ] {
         assert!(!request.is_valid(&bad), "{bad} should not validate");
         let (status, _) = h.review(bad).await;

@@ -5,7 +5,9 @@
 //! Write/Edit/MultiEdit/NotebookEdit → write, WebFetch → fetch, `mcp__server__tool` → mcp),
 //! `session_id` and `cwd` become the session, and the JSONL transcript at `transcript_path`
 //! (when readable) becomes the review transcript. Hook inputs are Claude Code's format, so unknown
-//! fields are accepted: Claude Code adds fields over time.
+//! fields are accepted: Claude Code adds fields over time. Codex sends the same input format; its
+//! PermissionRequest's `approval_context` and Claude Code's `dangerouslyDisableSandbox` become an
+//! [`Escalation`]. What goes back to each agent is [`super::contract`]'s business.
 
 use std::io::{BufRead, BufReader};
 

@@ -4,8 +4,9 @@
 //! (`GET /event`, server-sent events), reviews each `permission.asked` (its `permission`,
 //! `patterns` and `metadata` become guardian actions), and replies with
 //! `POST /permission/:id/reply` `{"reply": "once" | "reject", "message": …}`. On (re)connect it
-//! also answers what `GET /permission` lists as pending, and it reconnects with backoff. Every
-//! request gets an answer: a failure to review is a reject.
+//! also answers what `GET /permission` lists as pending, and it reconnects with backoff. A failure
+//! to review is a reject; only in `[hooks] unreviewed = "ask"` mode is an action nothing could
+//! review (or a doom loop, or an unknown kind) left unanswered, for OpenCode's own prompt.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
