@@ -91,13 +91,17 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cwd: Option<String>,
     },
-    /// Reading a file.
+    /// Reading a file, or with `recursive`, everything under a directory.
     Read {
         /// The file read, absolute or relative to `cwd`.
         path: String,
         /// Working directory for a relative `path`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cwd: Option<String>,
+        /// True for a search of a directory tree (Claude Code's Grep and Glob, OpenCode's grep
+        /// and glob): everything under `path` is read.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        recursive: bool,
     },
     /// Creating, editing or patching a file.
     Write {
@@ -283,6 +287,7 @@ impl ReviewRequest {
             .map(|path| Action::Read {
                 path: path.clone(),
                 cwd: cwd.clone(),
+                recursive: false,
             })
             .chain(esc.write.iter().map(|path| Action::Write {
                 path: path.clone(),

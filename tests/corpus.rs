@@ -91,7 +91,15 @@ async fn every_case_through_the_whole_pipeline() {
             let cwd = Some(ctx.cwd.display().to_string());
             let action = match action {
                 Action::Shell { command, cwd: None } => Action::Shell { command, cwd },
-                Action::Read { path, cwd: None } => Action::Read { path, cwd },
+                Action::Read {
+                    path,
+                    cwd: None,
+                    recursive,
+                } => Action::Read {
+                    path,
+                    cwd,
+                    recursive,
+                },
                 Action::Write {
                     path,
                     cwd: None,

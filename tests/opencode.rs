@@ -178,7 +178,8 @@ fn permission_kinds_map_to_actions() {
         a[0],
         guardian::Action::Read {
             path: "/etc".into(),
-            cwd: Some("/w".into())
+            cwd: Some("/w".into()),
+            recursive: false,
         }
     );
     assert_eq!(

@@ -47,6 +47,7 @@ fn sample_actions() -> [Action; 5] {
         Action::Read {
             path: "~/.ssh/id_rsa".into(),
             cwd: None,
+            recursive: false,
         },
         Action::Write {
             path: "src/lib.rs".into(),

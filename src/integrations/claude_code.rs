@@ -352,6 +352,7 @@ fn single_action(tool: &str, ti: &Value, cwd: &Option<String>) -> Result<Action,
         "Read" => Action::Read {
             path: need("file_path")?,
             cwd: cwd.clone(),
+            recursive: false,
         },
         "Write" => Action::Write {
             path: need("file_path")?,
@@ -382,11 +383,13 @@ fn single_action(tool: &str, ti: &Value, cwd: &Option<String>) -> Result<Action,
             diff: None,
         },
         "WebFetch" => Action::Fetch { url: need("url")? },
+        // Grep and Glob search a directory tree; LS lists one directory.
         "Glob" | "Grep" | "LS" => Action::Read {
             path: s(ti, "path")
                 .or_else(|| cwd.clone())
                 .unwrap_or_else(|| ".".into()),
             cwd: cwd.clone(),
+            recursive: tool != "LS",
         },
         // Reading an MCP resource sends a request to that server: judged as an MCP call.
         "ReadMcpResourceTool" => Action::Mcp {

@@ -82,6 +82,8 @@ pub fn actions(p: &PermissionRequest, cwd: Option<&str>) -> Result<Vec<Action>, 
                 .trim_end_matches("/**")
                 .to_string(),
             cwd: cwd.clone(),
+            // grep and glob search a directory tree.
+            recursive: matches!(p.permission.as_str(), "grep" | "glob"),
         }),
         "webfetch" => match meta("url") {
             Some(url) => Ok(vec![Action::Fetch { url }]),

@@ -33,6 +33,8 @@ pub enum NormalizedAction {
     Shell(ShellAnalysis),
     /// A file read, at an absolute normalised path.
     Read(PathBuf),
+    /// A search of a directory tree (everything under the path is read).
+    ReadTree(PathBuf),
     /// A file write, at an absolute normalised path.
     Write(PathBuf),
     /// A URL fetch.
@@ -207,6 +209,11 @@ pub async fn normalize_guarded(
 fn normalize_non_shell(action: &Action, ctx: &Context) -> NormalizedAction {
     match action {
         Action::Shell { command, .. } => NormalizedAction::Shell(shell::analyze(command)),
+        Action::Read {
+            path,
+            recursive: true,
+            ..
+        } => NormalizedAction::ReadTree(ctx.resolve(path)),
         Action::Read { path, .. } => NormalizedAction::Read(ctx.resolve(path)),
         Action::Write { path, .. } => NormalizedAction::Write(ctx.resolve(path)),
         Action::Fetch { url } => {

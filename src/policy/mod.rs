@@ -13,6 +13,7 @@ pub mod import;
 pub mod protect;
 pub mod rule;
 pub mod testing;
+pub mod tree;
 
 use std::path::{Path, PathBuf};
 
@@ -267,6 +268,7 @@ impl Policy {
         match action {
             NormalizedAction::Shell(a) => self.shell(a, ctx, t),
             NormalizedAction::Read(path) => self.file(path, false, ctx, t),
+            NormalizedAction::ReadTree(path) => self.read_tree(path, ctx, t),
             NormalizedAction::Write(path) => self.file(path, true, ctx, t),
             NormalizedAction::Fetch { .. } | NormalizedAction::Mcp { .. } => {
                 let facts = match action {
@@ -330,6 +332,45 @@ impl Policy {
         found
     }
 
+    /// A search of a directory tree: the directory as a read, then what [`Policy::scan_tree`]
+    /// finds under it, each file as a read (a deny denies, a protection or an ask rule asks); what
+    /// cannot be settled is never allowed by a rule.
+    fn read_tree(&self, dir: &Path, ctx: &Context, t: &mut Trace<'_>) -> Evaluation {
+        let mut eval = self.file(dir, false, ctx, t);
+        if eval.effect != Effect::Allow && eval.rule.is_some() || eval.effect == Effect::Deny {
+            return eval;
+        }
+        eval.facts
+            .push(format!("reads everything under {}", dir.display()));
+        match self.scan_tree(dir, false, ctx) {
+            tree::TreeScan::Clear => eval,
+            tree::TreeScan::Files(found) => {
+                let mut asked = None;
+                for f in &found {
+                    let e = self.file(f, false, ctx, t);
+                    match e.effect {
+                        Effect::Deny => return e,
+                        Effect::Ask if e.reason.contains("protected") || e.rule.is_some() => {
+                            asked.get_or_insert(e);
+                        }
+                        _ => {}
+                    }
+                }
+                match asked {
+                    Some(e) => ask(
+                        format!("the search reads {}: {}", dir.display(), e.reason),
+                        eval.facts,
+                    ),
+                    None => eval,
+                }
+            }
+            tree::TreeScan::Unsure(why) => ask(
+                format!("the search of {}: {why}", dir.display()),
+                eval.facts,
+            ),
+        }
+    }
+
     fn file(&self, path: &Path, write: bool, ctx: &Context, t: &mut Trace<'_>) -> Evaluation {
         let verb = if write { "write" } else { "read" };
         let facts = vec![format!("{verb}: {}", path.display())];
@@ -384,8 +425,8 @@ impl Policy {
 
     fn shell(&self, a: &ShellAnalysis, ctx: &Context, t: &mut Trace<'_>) -> Evaluation {
         let facts = shell_facts(a, ctx);
-        // Resolve every file once.
-        let resolved = resolve_all(a, ctx);
+        // Resolve every file once (walking recursively read directories where needed).
+        let (resolved, unsure) = self.resolve_all(a, ctx);
         if t.on() {
             for (c, (reads, writes)) in a.commands.iter().zip(&resolved) {
                 t.step(describe_command(c, reads, writes));
@@ -427,7 +468,7 @@ impl Policy {
             );
         }
         let mut deciding: Option<&Rule> = None;
-        for (c, (reads, writes)) in a.commands.iter().zip(&resolved) {
+        for ((c, (reads, writes)), unsure) in a.commands.iter().zip(&resolved).zip(&unsure) {
             if let Some(d) = &c.dynamic {
                 return ask(
                     format!(
@@ -515,6 +556,9 @@ impl Policy {
                     }
                 }
             }
+            if let Some(why) = unsure {
+                return ask(format!("`{}`: {why}", c.text), facts);
+            }
         }
         match deciding {
             Some(r) => decided(Effect::Allow, r, String::new(), facts),
@@ -557,7 +601,7 @@ impl Policy {
     ) -> Option<(&Rule, String)> {
         let cands = shell_text::deny_candidates(text);
         if let Some(r) = self.first(effect, rule::ToolKind::Bash, what, t, |m| {
-            cands.iter().any(|c| m.matches_command_text(c))
+            cands.iter().any(|c| m.matches_command_broad(c))
         }) {
             return Some((r, format!("in the text {text:?}")));
         }
@@ -566,7 +610,7 @@ impl Policy {
             if piece.parse_error.is_some() {
                 continue;
             }
-            let piece_resolved = resolve_all(&piece, ctx);
+            let piece_resolved = self.resolve_all(&piece, ctx).0;
             let piece = ShellAnalysis {
                 unparsed: Vec::new(),
                 text_only: Vec::new(),
@@ -609,7 +653,7 @@ impl Policy {
         for (c, (reads, writes)) in a.commands.iter().zip(resolved) {
             let what = format!("`{}`", c.text);
             if let Some(r) = self.first(effect, rule::ToolKind::Bash, &what, t, |m| {
-                c.deny_texts.iter().any(|x| m.matches_command_text(x))
+                c.deny_texts.iter().any(|x| m.matches_command_broad(x))
             }) {
                 return Some((r, format!("`{}`", c.text)));
             }
@@ -660,7 +704,7 @@ pub fn example_matches(r: &Rule, example: &str) -> bool {
                 if broad {
                     c.deny_texts
                         .iter()
-                        .any(|t| r.matcher.matches_command_text(t))
+                        .any(|t| r.matcher.matches_command_broad(t))
                 } else {
                     r.matcher.matches_command_text(&c.allow_text)
                 }
@@ -764,16 +808,35 @@ fn builtin_deny(reason: String, setting: &str, facts: Vec<String>) -> Evaluation
 }
 
 /// The files of every command, resolved against the context: (reads, writes) per command.
-fn resolve_all(a: &ShellAnalysis, ctx: &Context) -> Vec<(Vec<PathBuf>, Vec<PathBuf>)> {
-    a.commands
-        .iter()
-        .map(|c| {
-            (
-                c.reads.iter().map(|p| ctx.resolve(p)).collect(),
-                c.writes.iter().map(|p| ctx.resolve(p)).collect(),
-            )
-        })
-        .collect()
+/// Per command: what it reads and writes, resolved, and why its recursive reads cannot be
+/// settled (if they cannot).
+type Resolved = (Vec<(Vec<PathBuf>, Vec<PathBuf>)>, Vec<Option<String>>);
+
+impl Policy {
+    /// The files of every command, resolved against the context: (reads, writes) per command,
+    /// with the files found under recursively read directories that a deny or ask read rule or a
+    /// protection covers counted as reads ([`tree`]); and per command why its recursive reads
+    /// cannot be settled, if they cannot.
+    fn resolve_all(&self, a: &ShellAnalysis, ctx: &Context) -> Resolved {
+        let mut files = Vec::with_capacity(a.commands.len());
+        let mut unsure = Vec::with_capacity(a.commands.len());
+        for c in &a.commands {
+            let mut reads: Vec<PathBuf> = c.reads.iter().map(|p| ctx.resolve(p)).collect();
+            let mut why = None;
+            for dir in &c.tree_reads {
+                match self.scan_tree(&ctx.resolve(dir), c.skips_hidden, ctx) {
+                    tree::TreeScan::Clear => {}
+                    tree::TreeScan::Files(found) => reads.extend(found),
+                    tree::TreeScan::Unsure(w) => {
+                        why.get_or_insert(w);
+                    }
+                }
+            }
+            files.push((reads, c.writes.iter().map(|p| ctx.resolve(p)).collect()));
+            unsure.push(why);
+        }
+        (files, unsure)
+    }
 }
 
 fn absolute(p: &Path) -> PathBuf {
@@ -839,6 +902,17 @@ fn shell_facts(a: &ShellAnalysis, ctx: &Context) -> Vec<String> {
         }
         for r in &c.reads {
             facts.push(format!("reads {}", ctx.resolve(r).display()));
+        }
+        for d in &c.tree_reads {
+            facts.push(format!(
+                "reads everything under {}{}",
+                ctx.resolve(d).display(),
+                if c.skips_hidden {
+                    " (hidden files and directories skipped)"
+                } else {
+                    " (hidden files included)"
+                }
+            ));
         }
         for h in &c.hosts {
             facts.push(format!("contacts {h}"));

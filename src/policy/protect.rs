@@ -137,6 +137,11 @@ impl Protections {
             .map(|(l, _)| l.clone())
     }
 
+    /// The read protection patterns with their labels (for the recursive-read overlap test).
+    pub fn read_patterns(&self) -> impl Iterator<Item = (&str, &PathPattern)> {
+        self.reads.iter().map(|(l, p)| (l.as_str(), p))
+    }
+
     /// The patterns, for listings.
     pub fn listing(&self) -> (Vec<String>, Vec<String>) {
         let mut w: Vec<String> = self.writes.iter().map(|(l, _)| l.clone()).collect();

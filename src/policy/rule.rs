@@ -68,6 +68,19 @@ pub struct PathPattern {
     dir_itself: Option<GlobMatcher>,
     /// `//`, `~`: only the base directory itself.
     exact_base: bool,
+    /// The pattern's components below its base, for the static overlap test
+    /// ([`PathPattern::may_match_under`]).
+    comps: Vec<Comp>,
+}
+
+/// One component of a path pattern.
+#[derive(Debug, Clone)]
+enum Comp {
+    /// `**`: any number of components, none included.
+    AnyDepth,
+    /// A glob (or literal) for one component; `hidden` when it can only match a name starting
+    /// with `.`.
+    One { glob: GlobMatcher, hidden: bool },
 }
 
 /// What a rule matches.
@@ -75,8 +88,10 @@ pub struct PathPattern {
 pub enum Matcher {
     /// A bare tool name: every action of that kind.
     AnyOf(ToolKind),
-    /// `Bash(pattern)`.
-    Command(Regex),
+    /// `Bash(pattern)`, and when its words name a known command with flags
+    /// ([`crate::normalize::shell::flags`]), the same taken apart: deny and ask rules also match
+    /// any spelling of those flags.
+    Command(Regex, Option<FlagRule>),
     /// `Read(path)`.
     ReadPath(PathPattern),
     /// `Edit(path)` / `Write(path)`.
@@ -90,6 +105,26 @@ pub enum Matcher {
         /// Tool name pattern; `None` covers every tool of the server.
         tool: Option<Regex>,
     },
+}
+
+/// A Bash rule taken apart by its flags: it matches a command with the same head, at least these
+/// flags (in any spelling) and operands its pattern matches.
+#[derive(Debug, Clone)]
+pub struct FlagRule {
+    head: String,
+    flags: std::collections::BTreeSet<String>,
+    operands: Regex,
+}
+
+impl FlagRule {
+    fn matches(&self, text: &str) -> bool {
+        let words: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
+        crate::normalize::shell::flags::parse(&words).is_some_and(|f| {
+            f.head == self.head
+                && self.flags.is_subset(&f.flags)
+                && self.operands.is_match(&f.operands.join(" "))
+        })
+    }
 }
 
 /// `domain:example.com` or `domain:*.example.com`.
@@ -144,9 +179,18 @@ pub fn parse(text: &str) -> Result<Matcher, RuleError> {
         Some(s) => s,
     };
     match kind {
-        ToolKind::Bash => command_regex(spec)
-            .map(Matcher::Command)
-            .map_err(|m| err(&m)),
+        ToolKind::Bash => {
+            let re = command_regex(spec).map_err(|m| err(&m))?;
+            let words: Vec<&str> = spec.split_whitespace().collect();
+            let flags = crate::normalize::shell::flags::parse(&words).and_then(|f| {
+                Some(FlagRule {
+                    operands: command_regex(&f.operands.join(" ")).ok()?,
+                    head: f.head,
+                    flags: f.flags,
+                })
+            });
+            Ok(Matcher::Command(re, flags))
+        }
         ToolKind::Read => path_pattern(spec)
             .map(Matcher::ReadPath)
             .map_err(|m| err(&m)),
@@ -256,11 +300,29 @@ pub fn path_pattern(spec: &str) -> Result<PathPattern, String> {
         Some(dir) => Some(build_glob(dir)?),
         None => None,
     };
+    let comps = if exact_base {
+        Vec::new()
+    } else {
+        rel.split('/')
+            .filter(|c| !c.is_empty())
+            .map(|c| {
+                if c == "**" {
+                    Ok(Comp::AnyDepth)
+                } else {
+                    Ok(Comp::One {
+                        glob: build_glob(c)?,
+                        hidden: c.starts_with('.'),
+                    })
+                }
+            })
+            .collect::<Result<Vec<_>, String>>()?
+    };
     Ok(PathPattern {
         anchor,
         glob,
         dir_itself,
         exact_base,
+        comps,
     })
 }
 
@@ -313,11 +375,107 @@ impl PathPattern {
         }
     }
 
+    /// Whether some path under the directory `dir` (absolute, normalised), or `dir` itself, may
+    /// match, judged from the pattern alone (no file system). With `skip_hidden`, paths with a
+    /// component below `dir` that starts with `.` do not count (ripgrep's default).
+    /// Conservative: `true` whenever a match cannot be ruled out.
+    pub fn may_match_under(&self, dir: &Path, ctx: &Context, skip_hidden: bool) -> bool {
+        let dir_comps: Vec<String> = dir
+            .components()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(n) => Some(n.to_string_lossy().to_string()),
+                _ => None,
+            })
+            .collect();
+        let anchored = |base: &Path| {
+            let mut full: Vec<Comp> = base
+                .components()
+                .filter_map(|c| match c {
+                    std::path::Component::Normal(n) => {
+                        let name = n.to_string_lossy();
+                        build_glob(&globset_escape(&name))
+                            .ok()
+                            .map(|glob| Comp::One {
+                                glob,
+                                hidden: name.starts_with('.'),
+                            })
+                    }
+                    _ => None,
+                })
+                .collect();
+            if self.exact_base {
+                // Only the base itself: under `dir` when the base is `dir` or below it.
+                return full.len() >= dir_comps.len()
+                    && comps_overlap(&full, &dir_comps, skip_hidden);
+            }
+            full.extend(self.comps.iter().cloned());
+            comps_overlap(&full, &dir_comps, skip_hidden)
+        };
+        match self.anchor {
+            Anchor::Absolute => anchored(Path::new("/")),
+            Anchor::Home => ctx.home.as_deref().is_none_or(anchored),
+            Anchor::ProjectRoot => {
+                if ctx.workspace_roots.is_empty() {
+                    anchored(&ctx.cwd)
+                } else {
+                    ctx.workspace_roots.iter().any(|r| anchored(r))
+                }
+            }
+            Anchor::Cwd => anchored(&ctx.cwd),
+            Anchor::AnyDepth => {
+                // A component of `dir` itself already matches: everything under it does.
+                if dir_comps.iter().any(|c| self.glob.is_match(Path::new(c))) {
+                    return true;
+                }
+                // Otherwise a name below `dir` must match, and a hidden-only name cannot be
+                // seen by a reader that skips hidden files.
+                !(skip_hidden
+                    && self
+                        .comps
+                        .iter()
+                        .all(|c| matches!(c, Comp::One { hidden: true, .. })))
+            }
+        }
+    }
+
     fn matches_rel(&self, rel: &Path) -> bool {
         if self.exact_base {
             return rel.as_os_str().is_empty();
         }
         self.glob.is_match(rel) || self.dir_itself.as_ref().is_some_and(|d| d.is_match(rel))
+    }
+}
+
+/// Escapes a literal name for globset.
+fn globset_escape(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Whether a pattern (its components from the root) may match `dir` or a path below it. Below
+/// `dir`, any remaining component can be met by some name, except a hidden-only one when hidden
+/// names are skipped.
+fn comps_overlap(pat: &[Comp], dir: &[String], skip_hidden: bool) -> bool {
+    match (pat.first(), dir.first()) {
+        // Past `dir`: the rest of the pattern names paths under it (or `dir` itself).
+        (_, None) => pat.iter().all(|c| match c {
+            Comp::AnyDepth => true,
+            Comp::One { hidden, .. } => !(skip_hidden && *hidden),
+        }),
+        // The pattern ends above `dir`: it names an ancestor, not what is under `dir`.
+        (None, Some(_)) => false,
+        (Some(Comp::AnyDepth), Some(_)) => {
+            comps_overlap(&pat[1..], dir, skip_hidden) || comps_overlap(pat, &dir[1..], skip_hidden)
+        }
+        (Some(Comp::One { glob, .. }), Some(d)) => {
+            glob.is_match(Path::new(d)) && comps_overlap(&pat[1..], &dir[1..], skip_hidden)
+        }
     }
 }
 
@@ -341,7 +499,7 @@ impl Matcher {
     pub fn tool(&self) -> ToolKind {
         match self {
             Matcher::AnyOf(k) => *k,
-            Matcher::Command(_) => ToolKind::Bash,
+            Matcher::Command(..) => ToolKind::Bash,
             Matcher::ReadPath(_) => ToolKind::Read,
             Matcher::WritePath(_) => ToolKind::Write,
             Matcher::Domain(_) => ToolKind::WebFetch,
@@ -371,8 +529,17 @@ impl Matcher {
     pub fn matches_command_text(&self, text: &str) -> bool {
         match self {
             Matcher::AnyOf(ToolKind::Bash) => true,
-            Matcher::Command(re) => re.is_match(text),
+            Matcher::Command(re, _) => re.is_match(text),
             _ => false,
+        }
+    }
+
+    /// Whether a Bash rule matches a command text as deny and ask rules match: also through the
+    /// canonical spelling of its options (`Bash(rm -rf *)` matches the canonical `rm -fr /`).
+    pub fn matches_command_broad(&self, text: &str) -> bool {
+        match self {
+            Matcher::Command(re, Some(flags)) => re.is_match(text) || flags.matches(text),
+            _ => self.matches_command_text(text),
         }
     }
 }

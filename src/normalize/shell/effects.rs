@@ -20,6 +20,12 @@ pub struct Effects {
     pub unknown: Vec<String>,
     /// True for programs that download (curl, wget, …).
     pub downloads: bool,
+    /// Directories read recursively: everything under them is read (`grep -r`, `rg`, `git
+    /// grep`, `find -exec`, archivers and recursive copies of their sources).
+    pub tree_reads: Vec<WordValue>,
+    /// True when the recursive reader skips hidden files and directories (ripgrep's and ag's
+    /// default), so a path with a component starting with `.` below the directory is not read.
+    pub skips_hidden: bool,
 }
 
 /// Programs that download content.
@@ -304,6 +310,15 @@ pub fn effects(name: &str, args: &[WordValue]) -> Effects {
             if name == "mv" {
                 e.writes.extend(e.reads.iter().cloned());
             }
+            // Recursive copies read everything under their sources.
+            let recursive = match name {
+                "cp" | "scp" => has_opt(&a, &["r", "R", "a", "recursive", "archive"]),
+                "rsync" => has_opt(&a, &["r", "a", "recursive", "archive"]),
+                _ => false,
+            };
+            if recursive {
+                e.tree_reads = e.reads.clone();
+            }
         }
         "ln" => {
             let a = parse_args(args, "tS", &["target-directory", "suffix"]);
@@ -393,14 +408,50 @@ pub fn effects(name: &str, args: &[WordValue]) -> Effects {
                 ],
             );
             let pattern_given = has_opt(&a, &["e", "regexp", "f", "file"]);
+            let listing = name == "rg" && has_opt(&a, &["files"]);
             e.reads
                 .extend(opt_values(&a, &["f", "file"]).into_iter().cloned());
-            e.reads.extend(
-                a.operands
+            let files: Vec<WordValue> = a
+                .operands
+                .iter()
+                .skip(usize::from(!pattern_given && !listing))
+                .map(|w| (*w).clone())
+                .collect();
+            e.reads.extend(files.iter().cloned());
+            // rg, ag and ack search directories recursively by default; grep with -r/-R.
+            let recursive = match name {
+                "rg" | "ag" | "ack" => true,
+                _ => {
+                    has_opt(&a, &["r", "R", "recursive", "dereference-recursive"])
+                        || long_eq(args, &["directories"])
+                            .iter()
+                            .chain(opt_values(&a, &["d", "directories"]))
+                            .any(|w| w.text == "recurse")
+                }
+            };
+            if recursive {
+                e.tree_reads = if files.is_empty() {
+                    vec![WordValue::literal(".")]
+                } else {
+                    files
+                };
+                // ripgrep skips hidden paths unless --hidden, -. or -uu (each -u widens:
+                // ignored files, then hidden ones); ag unless --hidden, -u or --unrestricted.
+                let u_count: usize = args
                     .iter()
-                    .skip(usize::from(!pattern_given))
-                    .map(|w| (*w).clone()),
-            );
+                    .filter(|w| w.text.starts_with('-') && !w.text.starts_with("--"))
+                    .map(|w| w.text.matches('u').count())
+                    .sum::<usize>()
+                    + a.options
+                        .iter()
+                        .filter(|(n, _)| n == "unrestricted")
+                        .count();
+                e.skips_hidden = match name {
+                    "rg" => !(has_opt(&a, &["hidden", "."]) || u_count >= 2),
+                    "ag" => !(has_opt(&a, &["hidden", "u", "unrestricted"])),
+                    _ => false,
+                };
+            }
         }
         "awk" | "gawk" | "mawk" | "nawk" => {
             let a = parse_args(args, "fvF", &["file", "assign", "field-separator"]);
@@ -508,6 +559,44 @@ pub fn effects(name: &str, args: &[WordValue]) -> Effects {
             // Archivers read and write whole trees; their operands are files either way.
             let a = parse_args(args, "fCT", &["file", "directory"]);
             let mut targets = all(&a);
+            // What goes into a new archive is read recursively: tar -c (also the old `czf`
+            // form), zip -r, 7z a.
+            let old_style = args.first().filter(|w| !w.text.starts_with('-'));
+            let creating = match name {
+                "tar" => {
+                    has_opt(&a, &["c", "create", "r", "append", "u", "update"])
+                        || old_style.is_some_and(|w| w.text.contains(['c', 'r', 'u']))
+                }
+                "zip" => has_opt(&a, &["r", "recurse-paths"]),
+                "7z" => targets
+                    .first()
+                    .is_some_and(|w| matches!(w.text.as_str(), "a" | "u")),
+                _ => false,
+            };
+            if creating {
+                let sources: Vec<WordValue> = match name {
+                    // tar: the operands (an old-style first word holds the flags).
+                    "tar" => targets
+                        .iter()
+                        .skip(usize::from(old_style.is_some()))
+                        .skip(usize::from(old_style.is_some_and(|w| w.text.contains('f'))))
+                        .cloned()
+                        .collect(),
+                    // zip ARCHIVE FILES…, 7z a ARCHIVE FILES…
+                    "zip" => targets.iter().skip(1).cloned().collect(),
+                    _ => targets.iter().skip(2).cloned().collect(),
+                };
+                e.tree_reads = if sources.is_empty() {
+                    vec![WordValue::literal(".")]
+                } else {
+                    sources
+                };
+                if has_opt(&a, &["T", "files-from"]) {
+                    e.unknown.push(format!(
+                        "{name} reads the list of files to archive from a file"
+                    ));
+                }
+            }
             targets.extend(opt_values(&a, &["f", "file"]).into_iter().cloned());
             e.reads.extend(targets.iter().cloned());
             e.writes.extend(targets);
@@ -543,6 +632,27 @@ pub fn effects(name: &str, args: &[WordValue]) -> Effects {
                 })
                 .cloned()
                 .collect();
+            // `find … -exec cat {} +` runs its command on every file found: everything under
+            // the start paths may be read.
+            if args
+                .iter()
+                .any(|w| matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+            {
+                e.tree_reads = if e.reads.is_empty() {
+                    vec![WordValue::literal(".")]
+                } else {
+                    e.reads.clone()
+                };
+            }
+        }
+        "cpio" => {
+            let a = parse_args(args, "FIOHCEMR", &["file", "format", "pattern-file"]);
+            if has_opt(&a, &["o", "create", "p", "pass-through"]) {
+                e.unknown
+                    .push("cpio reads the files listed on its standard input".into());
+            }
+            e.writes
+                .extend(opt_values(&a, &["F", "O", "file"]).into_iter().cloned());
         }
         "source" | "." => {
             e.reads.extend(args.first().cloned());
@@ -859,6 +969,7 @@ fn git_effects(args: &[WordValue], e: &mut Effects) {
         }
         j += 1;
     }
+    git_reads(sub.text.as_str(), rest, e);
     match sub.text.as_str() {
         "bundle" => {
             let ops = all_ops(&a);
@@ -930,6 +1041,84 @@ fn git_effects(args: &[WordValue], e: &mut Effects) {
                 };
                 e.writes.push(WordValue::literal(target));
             }
+        }
+        _ => {}
+    }
+}
+
+/// What git's object-reading subcommands read: `REV:PATH` blobs (`git show HEAD:.env`, `git
+/// cat-file -p HEAD:.env`), the paths of `show`/`log`/`diff`/`archive`/`blame`/`stash show`
+/// (every operand may be a pathspec: git itself decides by what exists, so all count), and
+/// `git grep`, which reads everything under its pathspecs (the cwd when none).
+fn git_reads(sub: &str, rest: &[WordValue], e: &mut Effects) {
+    let sub = if sub == "stash" {
+        match rest.first().map(|w| w.text.as_str()) {
+            Some("show") => "stash show",
+            _ => return,
+        }
+    } else {
+        sub
+    };
+    let a = parse_args(
+        rest,
+        "nUSGLOe",
+        &[
+            "format",
+            "pretty",
+            "author",
+            "committer",
+            "grep",
+            "since",
+            "until",
+            "max-count",
+            "skip",
+            "remote",
+            "prefix",
+            "format",
+            "output",
+            "date",
+        ],
+    );
+    let blob_path = |w: &WordValue| -> Option<WordValue> {
+        let (rev, path) = w.text.split_once(':')?;
+        // `HEAD:path`, `:path` (the index), `stash@{0}:path`; not a URL.
+        if path.is_empty() || path.starts_with("//") || rev.contains('/') && rev.contains('.') {
+            return None;
+        }
+        Some(WordValue {
+            text: path.trim_start_matches("./").to_string(),
+            ..w.clone()
+        })
+    };
+    match sub {
+        "show" | "cat-file" | "log" | "diff" | "whatchanged" | "blame" | "annotate" | "archive"
+        | "difftool" | "stash show" => {
+            let skip = usize::from(sub == "stash show");
+            for w in a.operands.iter().skip(skip) {
+                match blob_path(w) {
+                    Some(p) => e.reads.push(p),
+                    None if sub != "cat-file" => e.reads.push((*w).clone()),
+                    None => {}
+                }
+            }
+        }
+        "grep" => {
+            let pattern_given = a
+                .options
+                .iter()
+                .any(|(n, _)| matches!(n.as_str(), "e" | "f"));
+            let paths: Vec<WordValue> = a
+                .operands
+                .iter()
+                .skip(usize::from(!pattern_given))
+                .map(|w| blob_path(w).unwrap_or_else(|| (*w).clone()))
+                .collect();
+            e.reads.extend(paths.iter().cloned());
+            e.tree_reads = if paths.is_empty() {
+                vec![WordValue::literal(".")]
+            } else {
+                paths
+            };
         }
         _ => {}
     }

@@ -9,6 +9,7 @@
 //! command's `dynamic`: the policy never allows such a line by rule.
 
 pub mod effects;
+pub mod flags;
 pub mod words;
 pub mod wrappers;
 
@@ -76,6 +77,10 @@ pub struct SimpleCommand {
     pub reads: Vec<String>,
     /// Files written, created, deleted or changed.
     pub writes: Vec<String>,
+    /// Directories read recursively: everything under each is read (also listed in `reads`).
+    pub tree_reads: Vec<String>,
+    /// True when that recursive reader skips hidden paths (ripgrep's default).
+    pub skips_hidden: bool,
     /// Hosts contacted.
     pub hosts: Vec<String>,
     /// Why this command is not static, if it is not.
@@ -191,7 +196,8 @@ fn nesting(text: &str) -> usize {
 #[derive(Debug, Clone)]
 enum Stdin {
     Terminal,
-    /// From a pipe: the producer downloads; or printed a static script (`echo '…' | sh`).
+    /// From a pipe: the producer downloads; or printed a static script (`echo '…' | sh`,
+    /// `printf`, `cat <<'EOF' … | sh`, `cat <<<'…' | sh`).
     Pipe {
         downloads: bool,
         script: Option<String>,
@@ -224,6 +230,9 @@ struct Walker {
     inherited: Vec<(Vec<WordValue>, Vec<WordValue>)>,
     /// Set for commands inside a privileged script.
     privileged_context: bool,
+    /// The directories the next recorded command reads recursively, and whether it skips
+    /// hidden paths (handed from the effects table to [`Walker::command`]).
+    pending_tree: Option<(Vec<WordValue>, bool)>,
 }
 
 impl Walker {
@@ -602,6 +611,8 @@ impl Walker {
                 let base = basename(&name).to_string();
                 let fx = effects::effects(&base, argv_v.get(1..).unwrap_or(&[]));
                 downloads |= fx.downloads || DOWNLOADERS.contains(&base.as_str());
+                let tree =
+                    (!fx.tree_reads.is_empty()).then(|| (fx.tree_reads.clone(), fx.skips_hidden));
                 reads.extend(fx.reads);
                 writes.extend(fx.writes);
                 if let Some(why) = fx.unknown.first()
@@ -653,6 +664,7 @@ impl Walker {
                 let hosts = fx.hosts;
                 let argv: Vec<String> = argv_v.iter().map(|w| w.text.clone()).collect();
                 let levels = un.levels.clone();
+                self.pending_tree = tree;
                 let cmd = self.command(
                     argv, &words_v, &levels, context, dynamic, reads, writes, hosts, privileged,
                     false,
@@ -972,6 +984,7 @@ impl Walker {
         privileged: bool,
         wrapper_only: bool,
     ) -> SimpleCommand {
+        let (tree_words, skips_hidden) = self.pending_tree.take().unwrap_or_default();
         let mut targets = |list: Vec<WordValue>| -> Vec<String> {
             let mut out = Vec::new();
             for w in list {
@@ -1013,6 +1026,7 @@ impl Walker {
         };
         let reads = targets(reads);
         let writes = targets(writes);
+        let tree_reads = targets(tree_words);
         let text = argv.join(" ");
         let full: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
         let mut deny_texts = Vec::new();
@@ -1070,6 +1084,8 @@ impl Walker {
             wrapper_only,
             reads,
             writes,
+            tree_reads,
+            skips_hidden,
             hosts,
             dynamic,
             context: context.to_string(),
@@ -1159,14 +1175,46 @@ fn git_without_global_options(argv: &[String]) -> Option<String> {
 /// The static text `echo`/`printf` prints (wrappers seen through), for `echo '…' | sh`.
 fn static_echo(s: &ast::SimpleCommand) -> Option<String> {
     let mut words_v = vec![words::evaluate(&s.word_or_name.as_ref()?.value)];
+    // A heredoc or here-string without expansions: what `cat` prints when it has no file.
+    let mut text: Option<String> = None;
     for item in s.suffix.iter().flat_map(|x| x.0.iter()) {
         match item {
             ast::CommandPrefixOrSuffixItem::Word(w)
             | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
                 words_v.push(words::evaluate(&w.value));
             }
+            ast::CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(
+                None | Some(0),
+                doc,
+            )) if text.is_none() => {
+                if doc.requires_expansion
+                    && (doc.doc.value.contains('$') || doc.doc.value.contains('`'))
+                {
+                    return None;
+                }
+                text = Some(doc.doc.value.clone());
+            }
+            ast::CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereString(
+                None | Some(0),
+                w,
+            )) if text.is_none() => {
+                let v = words::evaluate(&w.value);
+                if v.dynamic.is_some() {
+                    return None;
+                }
+                text = Some(v.text);
+            }
             _ => return None,
         }
+    }
+    if let Some(text) = text {
+        // `cat <<EOF`, `cat - <<EOF`, `cat <<<'…'`: the text is the output.
+        let name = words_v.first()?;
+        let only_stdin = words_v[1..].iter().all(|w| w.text == "-");
+        return (basename(program_name(&name.text)) == "cat"
+            && name.dynamic.is_none()
+            && only_stdin)
+            .then_some(text);
     }
     let k = match wrappers::unwrap(&words_v).inner {
         Inner::Argv(k) => k,
