@@ -51,6 +51,10 @@ pub struct Config {
     /// The config text, kept to turn rule spans into line numbers.
     #[serde(skip)]
     text: String,
+    /// The config `[policy] extends` names, loaded: its rules, imports and protections come
+    /// before this config's own.
+    #[serde(skip)]
+    base: Option<Box<Config>>,
 }
 
 /// `[server]`.
@@ -194,6 +198,12 @@ fn default_max_body() -> usize {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PolicyConfig {
+    /// Layer this policy on another: `"default"` (the embedded default policy) or a config file
+    /// (relative to this one). Its rules, imports and protections come first; this file adds to
+    /// them. Only `[policy]` is inherited; `default`, `outside_workspace` and `remote_code` are
+    /// this file's.
+    #[serde(default)]
+    pub extends: Option<String>,
     /// Rules that deny; nothing overrides them.
     #[serde(default)]
     pub deny: Vec<Spanned<String>>,
@@ -230,6 +240,7 @@ pub struct PolicyConfig {
 impl Default for PolicyConfig {
     fn default() -> Self {
         PolicyConfig {
+            extends: None,
             deny: Vec::new(),
             ask: Vec::new(),
             allow: Vec::new(),
@@ -577,6 +588,53 @@ pub struct RuleSpec {
     pub justification: Option<String>,
 }
 
+/// What `guardian init` writes: the default policy extended, a reviewer commented out.
+pub const INIT_TEMPLATE: &str = r#"# guardian.toml, written by `guardian init`. See README "Configuration reference".
+#
+# The embedded default policy applies first (`guardian policy --config guardian.toml` lists it);
+# the rules below are added to it. Order: deny > ask > allow, and a deny anywhere wins. Built-in
+# protections (secrets, git hooks and config, guardian's own files) apply whatever you write.
+
+[policy]
+extends = "default"
+deny = []      # e.g. "Bash(terraform apply *)", "Read(./secrets/**)"
+ask = []       # e.g. "Bash(git commit *)": the reviewer decides
+allow = []     # e.g. "Bash(make lint)", "WebFetch(domain:docs.rs)"
+
+# What no rule decides goes to a reviewer model; without one it is denied.
+# [reviewer]
+# backend = "openai"                      # any OpenAI-compatible API, or "anthropic"
+# base_url = "http://127.0.0.1:8089/v1"   # scripts/local-model.sh serve
+# model = "qwen2.5-coder-1.5b"
+# api_key_env = "OPENAI_API_KEY"
+
+# For a user at a terminal (rather than CI): hand what no reviewer could answer to the agent's
+# own prompt instead of denying it.
+# [hooks]
+# unreviewed = "ask"
+
+[audit]
+path = "guardian-audit.jsonl"   # relative to this file
+"#;
+
+/// Configs that extend one another, at most.
+const MAX_EXTENDS: usize = 8;
+
+/// Where guardian keeps its state when no config says otherwise: `$XDG_STATE_HOME/guardian`, or
+/// `~/.local/state/guardian` (the audit log of a run without `--config` goes there).
+pub fn state_dir() -> PathBuf {
+    let from = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    from("XDG_STATE_HOME")
+        .or_else(|| from("HOME").map(|h| h.join(".local/state")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("guardian")
+}
+
 /// The largest config, policy or import file read.
 pub const MAX_CONFIG_FILE_BYTES: u64 = 16 << 20;
 
@@ -605,18 +663,103 @@ pub fn read_text_file(path: &Path) -> std::io::Result<String> {
 
 impl Config {
     /// Loads a config file, or the embedded default when `path` is `None`.
+    ///
+    /// A relative `audit.path` is relative to the config file's directory; without a config it
+    /// is in the state directory ([`state_dir`]), never the working directory of a one-shot
+    /// command.
     pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
-        match path {
-            None => Config::parse(DEFAULT_POLICY, DEFAULT_POLICY_NAME),
+        let mut cfg = match path {
+            None => Config::parse(DEFAULT_POLICY, DEFAULT_POLICY_NAME)?,
             Some(p) => {
                 let name = p.display().to_string();
                 let text = read_text_file(p).map_err(|source| ConfigError::Read {
                     path: name.clone(),
                     source,
                 })?;
-                Config::parse(&text, &name)
+                Config::parse(&text, &name)?
             }
+        };
+        if cfg.audit.path.is_relative() {
+            let base = match path {
+                Some(p) => {
+                    let dir = p.parent().map(Path::to_path_buf).unwrap_or_default();
+                    // Absolute, so the same file is found whatever the working directory later.
+                    std::env::current_dir()
+                        .map(|cwd| crate::normalize::normalize_lexically(&cwd.join(&dir)))
+                        .unwrap_or(dir)
+                }
+                None => state_dir(),
+            };
+            cfg.audit.path = base.join(&cfg.audit.path);
         }
+        Ok(cfg)
+    }
+
+    /// The config this one extends (`[policy] extends`), loaded, if any.
+    pub fn base(&self) -> Option<&Config> {
+        self.base.as_deref()
+    }
+
+    /// The names of the configs this one extends, nearest first (`["default"]`, …).
+    pub fn extends_chain(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cur = self.base();
+        while let Some(c) = cur {
+            out.push(if c.source_name == DEFAULT_POLICY_NAME {
+                "default".to_string()
+            } else {
+                c.source_name.clone()
+            });
+            cur = c.base();
+        }
+        out
+    }
+
+    /// `protect_read` of this config and every config it extends.
+    pub fn protect_read(&self) -> Vec<String> {
+        let mut out = self.base().map(Config::protect_read).unwrap_or_default();
+        out.extend(self.policy.protect_read.iter().cloned());
+        out
+    }
+
+    /// `protect_write` of this config and every config it extends.
+    pub fn protect_write(&self) -> Vec<String> {
+        let mut out = self.base().map(Config::protect_write).unwrap_or_default();
+        out.extend(self.policy.protect_write.iter().cloned());
+        out
+    }
+
+    /// Loads what `[policy] extends` names (depth-limited: a cycle is an error).
+    fn load_base(&mut self, depth: usize) -> Result<(), ConfigError> {
+        let Some(ext) = self.policy.extends.clone() else {
+            return Ok(());
+        };
+        let invalid = |message: String| ConfigError::Invalid {
+            path: self.source_name.clone(),
+            key: "policy.extends".into(),
+            message,
+        };
+        if depth >= MAX_EXTENDS {
+            return Err(invalid(format!(
+                "more than {MAX_EXTENDS} configs extend one another (a cycle?)"
+            )));
+        }
+        let base = if ext == "default" {
+            Config::parse_at(DEFAULT_POLICY, DEFAULT_POLICY_NAME, depth + 1)?
+        } else {
+            let dir = Path::new(&self.source_name)
+                .parent()
+                .unwrap_or(Path::new(""));
+            let p = dir.join(&ext);
+            let name = p.display().to_string();
+            let text = read_text_file(&p).map_err(|source| ConfigError::Read {
+                path: name.clone(),
+                source,
+            })?;
+            Config::parse_at(&text, &name, depth + 1)?
+        };
+        self.base = Some(Box::new(base));
+        Ok(())
     }
 
     /// A config holding only `policy`, whose spans point into `text` (named `name`).
@@ -629,8 +772,13 @@ impl Config {
         }
     }
 
-    /// Parses config text; `name` is what rule sources are prefixed with.
+    /// Parses config text; `name` is what rule sources are prefixed with (and what a relative
+    /// `[policy] extends` is resolved against).
     pub fn parse(text: &str, name: &str) -> Result<Config, ConfigError> {
+        Config::parse_at(text, name, 0)
+    }
+
+    fn parse_at(text: &str, name: &str, depth: usize) -> Result<Config, ConfigError> {
         let mut cfg: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
             path: name.to_string(),
             message: e.to_string().trim_end().to_string(),
@@ -638,6 +786,7 @@ impl Config {
         cfg.source_name = name.to_string();
         cfg.text = text.to_string();
         cfg.validate()?;
+        cfg.load_base(depth)?;
         Ok(cfg)
     }
 
@@ -759,8 +908,16 @@ impl Config {
         Ok(())
     }
 
-    /// The rules of `[policy]` in deny, ask, allow order, each with its `file:line`.
+    /// The rules of `[policy]` in deny, ask, allow order, each with its `file:line`: those of the
+    /// configs it extends first, then its own.
     pub fn rule_specs(&self) -> Vec<RuleSpec> {
+        let mut out = self.base().map(Config::rule_specs).unwrap_or_default();
+        out.extend(self.own_rule_specs());
+        out.sort_by_key(|r| r.effect);
+        out
+    }
+
+    fn own_rule_specs(&self) -> Vec<RuleSpec> {
         let lists = [
             (Effect::Deny, &self.policy.deny),
             (Effect::Ask, &self.policy.ask),
@@ -813,26 +970,25 @@ impl Config {
             })
     }
 
-    /// The files named by `[policy] import`, resolved against the config file's directory.
+    /// The files named by `[policy] import` (of the configs it extends too), resolved against
+    /// the directory of the config file that names them.
     pub fn imports(&self) -> Vec<(PathBuf, String)> {
+        let mut out = self.base().map(Config::imports).unwrap_or_default();
         let base = Path::new(&self.source_name)
             .parent()
             .unwrap_or(Path::new(""));
-        self.policy
-            .import
-            .iter()
-            .map(|i| {
-                let raw = i.get_ref();
-                let p = match (raw.strip_prefix("~/"), std::env::var_os("HOME")) {
-                    (Some(rest), Some(h)) => PathBuf::from(h).join(rest),
-                    _ => base.join(raw),
-                };
-                (
-                    p,
-                    format!("{}:{}", self.source_name, self.line_of(i.span().start)),
-                )
-            })
-            .collect()
+        out.extend(self.policy.import.iter().map(|i| {
+            let raw = i.get_ref();
+            let p = match (raw.strip_prefix("~/"), std::env::var_os("HOME")) {
+                (Some(rest), Some(h)) => PathBuf::from(h).join(rest),
+                _ => base.join(raw),
+            };
+            (
+                p,
+                format!("{}:{}", self.source_name, self.line_of(i.span().start)),
+            )
+        }));
+        out
     }
 
     fn line_of(&self, offset: usize) -> usize {

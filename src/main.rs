@@ -124,6 +124,15 @@ enum Command {
         #[command(subcommand)]
         command: Option<AuditCommand>,
     },
+    /// Write a starting guardian.toml that extends the default policy (reviewer commented out).
+    Init {
+        /// Where to write it.
+        #[arg(default_value = "guardian.toml")]
+        path: PathBuf,
+        /// Overwrite an existing file.
+        #[arg(long)]
+        force: bool,
+    },
     /// Write guardian's hook snippet into an agent's settings file: merged into what is there
     /// (nothing else is lost), the old file backed up, idempotent; --dry-run only prints.
     Install {
@@ -226,6 +235,9 @@ enum PolicyCommand {
         /// Working directory to judge the command in (default: the current directory).
         #[arg(long)]
         cwd: Option<String>,
+        /// Also list every rule tried, one line per rule kind and target.
+        #[arg(long, short)]
+        verbose: bool,
         /// The command words.
         #[arg(last = true, required = true)]
         words: Vec<String>,
@@ -248,6 +260,18 @@ fn main() -> ExitCode {
     // The service logs each decision, from a background thread; one-shot commands only warnings
     // (their answer is on stdout). The guard flushes the log when main returns.
     let serving = matches!(cli.command, Command::Serve { .. });
+    // One-shot commands that print (policy, check, audit, …) stop quietly when their reader goes
+    // away (`guardian policy | head -1`), as command-line tools do, instead of panicking on a
+    // broken pipe. Long-running adapters keep Rust's default (SIGPIPE ignored).
+    if !matches!(
+        cli.command,
+        Command::Serve { .. } | Command::Mcp { .. } | Command::Opencode { .. }
+    ) {
+        // SAFETY: restoring the default disposition of SIGPIPE before any thread is started.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     let _log_guard = init_tracing(if serving { "info" } else { "warn" }, serving);
     // 8 MiB stacks (tokio's default is 2 MiB): a margin for recursive parsers on every thread.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -356,6 +380,7 @@ async fn run(cli: Cli) -> ExitCode {
                 None => audit_query(&path, &filter, limit),
             }
         }
+        Command::Init { path, force } => init(&path, force),
         Command::Install {
             agent,
             scope,
@@ -395,7 +420,11 @@ async fn run(cli: Cli) -> ExitCode {
         }
         Command::Policy { config, command } => match command {
             None => policy(config),
-            Some(PolicyCommand::Explain { cwd, words }) => explain(config, cwd, words),
+            Some(PolicyCommand::Explain {
+                cwd,
+                verbose,
+                words,
+            }) => explain(config, cwd, words, verbose),
             Some(PolicyCommand::Test { files }) => policy_test(config, files),
             Some(PolicyCommand::Import { file }) => import(file),
         },
@@ -456,6 +485,56 @@ fn install(opts: &guardian::integrations::install::Options, dry_run: bool) -> Ex
         println!("note: {n}");
     }
     ExitCode::SUCCESS
+}
+
+fn init(path: &std::path::Path, force: bool) -> ExitCode {
+    if path.exists() && !force {
+        eprintln!(
+            "guardian init: {} exists; nothing was written (--force overwrites it)",
+            path.display()
+        );
+        return ExitCode::from(2);
+    }
+    if let Err(e) = Config::parse(guardian::config::INIT_TEMPLATE, &path.display().to_string()) {
+        eprintln!("guardian init: the template does not load: {e}");
+        return ExitCode::from(2);
+    }
+    match std::fs::write(path, guardian::config::INIT_TEMPLATE) {
+        Ok(()) => {
+            println!(
+                "wrote {}: the default policy plus your rules; check it with `guardian policy --config {}`",
+                path.display(),
+                path.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("guardian init: {}: {e}", path.display());
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The command line that `-- words…` stand for: one word is the whole line as written
+/// (`-- 'git status && git push'`); several words are joined with spaces, and a word that holds
+/// whitespace (or is empty) could only have been quoted, so it is quoted back:
+/// `-- bash -c 'rm -rf /'` is reviewed as `bash -c 'rm -rf /'`, not `bash -c rm -rf /`, while
+/// `-- git status '&&' git push` stays two commands.
+fn command_line(words: &[String]) -> String {
+    match words {
+        [one] => one.clone(),
+        _ => words
+            .iter()
+            .map(|w| {
+                if w.is_empty() || w.chars().any(char::is_whitespace) {
+                    guardian::normalize::shell::shell_quote(w)
+                } else {
+                    w.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
 }
 
 fn load(config: Option<&PathBuf>) -> Result<Config, ExitCode> {
@@ -537,7 +616,7 @@ async fn check(config: Option<PathBuf>, words: Vec<String>) -> ExitCode {
         let cwd = std::env::current_dir()
             .ok()
             .map(|p| p.display().to_string());
-        let req = ReviewRequest::shell(words.join(" "), cwd);
+        let req = ReviewRequest::shell(command_line(&words), cwd);
         if let Err(e) = req.validate() {
             eprintln!("guardian: bad request: {}: {}", e.field, e.message);
             return ExitCode::from(2);
@@ -563,10 +642,38 @@ async fn check(config: Option<PathBuf>, words: Vec<String>) -> ExitCode {
 }
 
 fn policy(config: Option<PathBuf>) -> ExitCode {
-    let policy = match compiled(config.as_ref()) {
-        Ok(p) => p,
+    let cfg = match load(config.as_ref()) {
+        Ok(c) => c,
         Err(code) => return code,
     };
+    let policy = match guardian::policy::Policy::from_config(&cfg, Vec::new()) {
+        Ok(p) => p,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("guardian: {e}");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    let chain = cfg.extends_chain();
+    if config.is_none() {
+        println!(
+            "# policy: the embedded default policy ({})",
+            cfg.source_name
+        );
+    } else if chain.is_empty() {
+        println!(
+            "# policy: {} only; it does not extend the default policy (add [policy] extends = \"default\" to keep the default rules)",
+            cfg.source_name
+        );
+    } else {
+        println!(
+            "# policy: {}, extending {}",
+            cfg.source_name,
+            chain.join(" → ")
+        );
+    }
+    println!("# built-in protections apply in every policy: they cannot be removed");
     println!("# evaluated deny -> ask -> allow; nothing matched -> ask (the reviewer decides)");
     for r in policy.listing() {
         println!("{:<5}  {:<40}  {}", r.effect.as_str(), r.pattern, r.source);
@@ -584,7 +691,12 @@ fn compiled(config: Option<&PathBuf>) -> Result<guardian::policy::Policy, ExitCo
     })
 }
 
-fn explain(config: Option<PathBuf>, cwd: Option<String>, words: Vec<String>) -> ExitCode {
+fn explain(
+    config: Option<PathBuf>,
+    cwd: Option<String>,
+    words: Vec<String>,
+    verbose: bool,
+) -> ExitCode {
     use guardian::normalize::{Context, normalize};
     let policy = match compiled(config.as_ref()) {
         Ok(p) => p,
@@ -595,7 +707,7 @@ fn explain(config: Option<PathBuf>, cwd: Option<String>, words: Vec<String>) -> 
             .ok()
             .map(|p| p.display().to_string())
     });
-    let req = ReviewRequest::shell(words.join(" "), cwd);
+    let req = ReviewRequest::shell(command_line(&words), cwd);
     let server_cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let ctx = Context::of(&req, &server_cwd, home.as_deref());
@@ -605,9 +717,39 @@ fn explain(config: Option<PathBuf>, cwd: Option<String>, words: Vec<String>) -> 
         println!("command line: {}", a.raw);
     }
     println!("cwd: {}", ctx.cwd.display());
+    println!(
+        "workspace: {}",
+        ctx.roots()
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     println!("steps:");
     for s in steps {
-        println!("  {s}");
+        // Rule-by-rule lines ("  deny rules on …: A no; B MATCHES") only with --verbose; else
+        // just the rule that matched.
+        match s.strip_prefix("  ") {
+            Some(_) if verbose => println!("  {s}"),
+            Some(line) => {
+                if let Some(hit) = line.split("; ").find(|x| x.contains(" MATCHES ")) {
+                    let kind = line.split(':').next().unwrap_or("");
+                    let rule = hit.rsplit(": ").next().unwrap_or(hit);
+                    println!("    {kind}: {rule}");
+                }
+            }
+            None => println!("  {s}"),
+        }
+    }
+    if let guardian::normalize::NormalizedAction::Shell(a) = &action {
+        for c in &a.commands {
+            for p in c.reads.iter().chain(&c.writes) {
+                let path = ctx.resolve(p);
+                if !ctx.in_workspace(&path) {
+                    println!("outside the workspace: {} (`{}`)", path.display(), c.text);
+                }
+            }
+        }
     }
     if !eval.facts.is_empty() {
         println!("facts for the reviewer:");

@@ -185,8 +185,22 @@ impl Guardian {
         reviewer: Arc<dyn Reviewer>,
     ) -> Result<Guardian, SetupError> {
         let mut own_files = vec![absolute(&config.audit.path)];
-        if config.source_name != crate::config::DEFAULT_POLICY_NAME {
-            own_files.push(absolute(Path::new(&config.source_name)));
+        // The config and every config it extends are guardian's own files.
+        let mut layer = Some(&config);
+        while let Some(c) = layer {
+            if c.source_name != crate::config::DEFAULT_POLICY_NAME {
+                own_files.push(absolute(Path::new(&c.source_name)));
+            }
+            layer = c.base();
+        }
+        if let Some(dir) = config
+            .audit
+            .path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+        {
+            // The state directory of a run without --config may not exist yet.
+            let _ = std::fs::create_dir_all(dir);
         }
         let policy = Policy::from_config(&config, own_files).map_err(SetupError::Policy)?;
         let redactor = config.audit.redactor().map_err(|e| SetupError::Audit {

@@ -76,6 +76,7 @@ fn explain_shows_commands_wrappers_targets_and_rules() {
             "guardian.toml",
             "--cwd",
             "/work/repo",
+            "--verbose",
             "--",
             "echo x > build.sh",
         ],
@@ -84,6 +85,40 @@ fn explain_shows_commands_wrappers_targets_and_rules() {
     assert!(out.contains("writes: /work/repo/build.sh"), "{out}");
     assert!(out.contains("Edit(./src/**) no"), "{out}");
     assert!(out.contains("decision: ask"), "{out}");
+    // Without --verbose, the rules that did not match are not listed one by one.
+    let o = run(
+        dir.path(),
+        &[
+            "policy",
+            "explain",
+            "--config",
+            "guardian.toml",
+            "--cwd",
+            "/work/repo",
+            "--",
+            "echo x > build.sh",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(out.contains("writes: /work/repo/build.sh"), "{out}");
+    assert!(!out.contains("Edit(./src/**) no"), "{out}");
+    assert!(out.contains("decision: ask"), "{out}");
+    // A file outside the workspace is named as such.
+    let o = run(
+        dir.path(),
+        &[
+            "policy",
+            "explain",
+            "--config",
+            "guardian.toml",
+            "--cwd",
+            "/work/repo",
+            "--",
+            "cat /etc/hosts",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(out.contains("outside the workspace: /etc/hosts"), "{out}");
 }
 
 #[test]

@@ -139,17 +139,14 @@ impl Policy {
                 }),
             }
         }
-        let protections = protect::Protections::new(
-            &cfg.policy.protect_read,
-            &cfg.policy.protect_write,
-            own_files,
-        )
-        .map_err(|e| {
-            vec![PolicyError {
-                source_loc: cfg.source_name.clone(),
-                message: format!("policy.protect_read/protect_write: {e}"),
-            }]
-        })?;
+        let protections =
+            protect::Protections::new(&cfg.protect_read(), &cfg.protect_write(), own_files)
+                .map_err(|e| {
+                    vec![PolicyError {
+                        source_loc: cfg.source_name.clone(),
+                        message: format!("policy.protect_read/protect_write: {e}"),
+                    }]
+                })?;
         let settings = Settings {
             default: cfg.policy.default,
             outside_workspace: cfg.policy.outside_workspace,

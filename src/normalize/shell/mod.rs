@@ -1216,11 +1216,19 @@ fn static_echo(s: &ast::SimpleCommand) -> Option<String> {
             && only_stdin)
             .then_some(text);
     }
-    let k = match wrappers::unwrap(&words_v).inner {
+    let un = wrappers::unwrap(&words_v);
+    let k = match un.inner {
         Inner::Argv(k) => k,
-        // `watch echo '…'`, `bash -c "echo '…'"`: what the script prints.
+        // `watch echo '…'`, `bash -c "echo '…'"`: what the script prints. When the wrapper's
+        // words also read another way (`watch` joins them, losing their quotes), both outputs
+        // count: the shell they are piped into is judged on each.
         Inner::Script(script) if script.dynamic.is_none() => {
-            return static_echo_script(&script.text);
+            let joined = static_echo_script(&script.text);
+            let quoted = un.alt_script.as_deref().and_then(static_echo_script);
+            return match (joined, quoted) {
+                (Some(a), Some(b)) if a != b => Some(format!("{a}\n{b}")),
+                (a, b) => a.or(b),
+            };
         }
         _ => return None,
     };
@@ -1280,7 +1288,7 @@ fn find_writes(argv: &[WordValue]) -> Vec<WordValue> {
 }
 
 /// Quotes a word so that re-parsing it yields the same word.
-pub(crate) fn shell_quote(s: &str) -> String {
+pub fn shell_quote(s: &str) -> String {
     if !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%{}".contains(c))
