@@ -272,6 +272,13 @@ fn main() -> ExitCode {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         }
     }
+    // A command hook forwards one JSON and exits: no logging setup, no multi-threaded runtime.
+    if let Command::Hook { agent } = &cli.command {
+        return match agent {
+            HookAgent::ClaudeCode { hook } => forward_hook(hook, "claude-code"),
+            HookAgent::Codex { hook } => forward_hook(hook, "codex"),
+        };
+    }
     let _log_guard = init_tracing(if serving { "info" } else { "warn" }, serving);
     // 8 MiB stacks (tokio's default is 2 MiB): a margin for recursive parsers on every thread.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -355,12 +362,10 @@ async fn run(cli: Cli) -> ExitCode {
             config,
             project,
         } => opencode(server, config, project).await,
-        Command::Hook {
-            agent: HookAgent::ClaudeCode { hook },
-        } => forward_hook(&hook, "claude-code").await,
-        Command::Hook {
-            agent: HookAgent::Codex { hook },
-        } => forward_hook(&hook, "codex").await,
+        Command::Hook { agent } => match agent {
+            HookAgent::ClaudeCode { hook } => forward_hook(&hook, "claude-code"),
+            HookAgent::Codex { hook } => forward_hook(&hook, "codex"),
+        },
         Command::Audit {
             config,
             file,
@@ -867,9 +872,9 @@ async fn use_local_model_if_running(cfg: &mut Config) {
 
 /// Forwards a hook input to the server's `/v1/hooks/<agent>`; any failure blocks (exit 2).
 /// Forwards a hook input to the server and prints its answer. An empty answer (`{}`: no
-/// decision) prints nothing, which every agent reads as "no objection".
-async fn forward_hook(args: &HookArgs, agent: &str) -> ExitCode {
-    let (server, timeout) = (args.server.as_str(), args.timeout);
+/// decision) prints nothing, which every agent reads as "no objection". Any failure exits 2 with
+/// the reason on stderr: a block.
+fn forward_hook(args: &HookArgs, agent: &str) -> ExitCode {
     let block = |why: String| {
         eprintln!("guardian hook: blocked because the guardian server could not decide: {why}");
         ExitCode::from(2)
@@ -878,42 +883,31 @@ async fn forward_hook(args: &HookArgs, agent: &str) -> ExitCode {
     if let Err(e) = std::io::stdin().read_to_end(&mut body) {
         return block(format!("cannot read the hook input: {e}"));
     }
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = match reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(timeout))
-        .build()
-    {
-        Ok(c) => c,
-        Err(e) => return block(e.to_string()),
-    };
-    let mut url = format!("{}/v1/hooks/{agent}", server.trim_end_matches('/'));
+    let mut url = format!("{}/v1/hooks/{agent}", args.server.trim_end_matches('/'));
     if let Some(mode) = args.unreviewed {
         url.push_str(&format!("?unreviewed={}", mode.as_str()));
     }
-    let mut request = client
-        .post(&url)
-        .header("content-type", "application/json")
-        .body(body);
-    if let Some(token) = guardian::server::client_token() {
-        request = request.bearer_auth(token);
-    }
-    let resp = match request.send().await {
-        Ok(r) => r,
-        Err(e) => return block(format!("{url}: {e}")),
+    let token = guardian::server::client_token();
+    let text = match guardian::integrations::hook_client::forward(
+        &url,
+        body,
+        token.as_deref(),
+        std::time::Duration::from_secs(args.timeout),
+    ) {
+        Ok(t) => t,
+        Err(e) => return block(e),
     };
-    if !resp.status().is_success() {
-        return block(format!("{url} answered HTTP {}", resp.status()));
-    }
-    match resp.text().await {
-        Ok(text) => match serde_json::from_str::<serde_json::Value>(&text) {
-            Ok(v) if v.as_object().is_some_and(serde_json::Map::is_empty) => ExitCode::SUCCESS,
-            Ok(v) if v.is_object() => {
-                println!("{text}");
-                ExitCode::SUCCESS
+    match serde_json::from_slice::<serde_json::Value>(&text) {
+        Ok(v) if v.as_object().is_some_and(serde_json::Map::is_empty) => ExitCode::SUCCESS,
+        Ok(v) if v.is_object() => {
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            match out.write_all(&text).and_then(|()| out.write_all(b"\n")) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => block(format!("cannot write the answer: {e}")),
             }
-            _ => block("the answer is not a JSON object".into()),
-        },
-        Err(e) => block(e.to_string()),
+        }
+        _ => block("the answer is not a JSON object".into()),
     }
 }
 

@@ -231,3 +231,37 @@ async fn network_access_approvals_judge_the_host() {
         "{text}"
     );
 }
+
+/// A Codex hook's `transcript_path` names the session's rollout: its user messages reach the
+/// reviewer as the intent and transcript (Claude Code's transcript format is not the only one).
+#[tokio::test]
+async fn the_codex_rollout_reaches_the_reviewer() {
+    let reviewer = allowing_reviewer().await;
+    let h = Harness::new(&openai_reviewer(&reviewer.uri(), 5_000));
+    let rollout = h.dir.path().join("rollout-2026-11-30.jsonl");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces/codex-rollout.jsonl"),
+        &rollout,
+    )
+    .expect("copy");
+    let input = json!({"session_id": "cx-r", "transcript_path": rollout.display().to_string(),
+        "cwd": "/work/repo", "hook_event_name": "PreToolUse", "model": "m", "turn_id": "t",
+        "tool_name": "Bash", "tool_input": {"command": "make build"}, "tool_use_id": "c1"});
+    let (status, _) = h
+        .call(
+            "POST",
+            "/v1/hooks/codex",
+            Some(input.to_string().into_bytes()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let rec = h.audit_records().pop().expect("record");
+    let intent = rec["intent"]
+        .as_str()
+        .expect("the intent comes from the rollout");
+    assert!(!intent.is_empty());
+    let sent = reviewer.received_requests().await.expect("recorded");
+    let prompt = String::from_utf8_lossy(&sent[0].body).to_string();
+    assert!(prompt.contains("BEGIN UNTRUSTED USER INTENT"), "{prompt}");
+    assert!(!prompt.contains("environment_context"), "{prompt}");
+}

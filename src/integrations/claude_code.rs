@@ -472,7 +472,70 @@ fn edit_diff(edits: &[Value]) -> String {
     out
 }
 
-/// Reads a Claude Code JSONL transcript (the last lines of it) into transcript entries. An
+/// A Codex rollout `response_item`'s payload as a transcript entry: user and assistant messages
+/// (not the context Codex injects into every session), tool calls and their outputs.
+fn codex_rollout_entry(p: &Value) -> Option<TranscriptEntry> {
+    let text_of = |content: Option<&Value>| match content {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|x| x.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    };
+    match p.get("type").and_then(Value::as_str)? {
+        "message" => {
+            let role = match p.get("role").and_then(Value::as_str)? {
+                "user" => Role::User,
+                "assistant" => Role::Assistant,
+                _ => return None,
+            };
+            let text = text_of(p.get("content"));
+            let t = text.trim_start();
+            if t.is_empty()
+                || t.starts_with("<environment_context>")
+                || t.starts_with("<user_instructions>")
+                || t.starts_with("<permissions instructions>")
+                || t.starts_with("# AGENTS.md")
+            {
+                return None;
+            }
+            Some(TranscriptEntry {
+                role,
+                content: text,
+                name: None,
+            })
+        }
+        "function_call" | "custom_tool_call" => Some(TranscriptEntry {
+            role: Role::Assistant,
+            content: format!(
+                "calls {}: {}",
+                p.get("name").and_then(Value::as_str).unwrap_or("a tool"),
+                p.get("arguments")
+                    .or_else(|| p.get("input"))
+                    .map(|a| a.as_str().map_or_else(|| a.to_string(), str::to_string))
+                    .unwrap_or_default()
+            ),
+            name: None,
+        }),
+        "function_call_output" | "custom_tool_call_output" => Some(TranscriptEntry {
+            role: Role::Tool,
+            content: match p.get("output") {
+                Some(Value::String(t)) => t.clone(),
+                Some(o) => o
+                    .get("content")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| o.to_string(), str::to_string),
+                None => String::new(),
+            },
+            name: Some("tool_result".into()),
+        }),
+        _ => None,
+    }
+}
+
+/// Reads a Claude Code JSONL transcript (or a Codex rollout) (the last lines of it) into transcript entries. An
 /// unreadable or malformed file yields what could be read: the transcript is evidence, not input
 /// guardian depends on.
 ///
@@ -508,6 +571,13 @@ pub fn read_transcript(path: &str) -> Vec<TranscriptEntry> {
             continue;
         };
         let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+        if kind == "response_item" {
+            // A Codex rollout line (its hooks' `transcript_path` names the session's rollout).
+            out.extend(codex_rollout_entry(
+                v.get("payload").unwrap_or(&Value::Null),
+            ));
+            continue;
+        }
         let Some(msg) = v.get("message") else {
             continue;
         };

@@ -3,6 +3,7 @@
 
 pub mod claude_code;
 pub mod contract;
+pub mod hook_client;
 pub mod install;
 pub mod mcp;
 pub mod opencode;
