@@ -163,6 +163,10 @@ enum Command {
         /// Print what would change and the new file; write nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Codex: also record guardian's hooks as trusted in $CODEX_HOME/config.toml, as its
+        /// `/hooks` review would (for unattended `codex exec`).
+        #[arg(long)]
+        trust: bool,
     },
     /// Print the effective rules with their sources (or explain, test, import).
     Policy {
@@ -395,6 +399,7 @@ async fn run(cli: Cli) -> ExitCode {
             project,
             command,
             dry_run,
+            trust,
         } => {
             let home = std::env::var_os("HOME").map(PathBuf::from);
             let project_dir = project
@@ -420,6 +425,7 @@ async fn run(cli: Cli) -> ExitCode {
                 home,
                 codex_home: env_dir("CODEX_HOME"),
                 xdg_config_home: env_dir("XDG_CONFIG_HOME"),
+                trust,
             };
             install(&opts, dry_run)
         }
@@ -457,37 +463,41 @@ fn guardian_command() -> String {
 
 fn install(opts: &guardian::integrations::install::Options, dry_run: bool) -> ExitCode {
     use guardian::integrations::install::{apply, plan};
-    let plan = match plan(opts) {
+    let plans = match plan(opts) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("guardian install: {e}");
             return ExitCode::from(2);
         }
     };
-    let path = plan.path.display();
-    if plan.unchanged() {
-        println!("{path}: guardian is already installed; nothing changed");
-    } else {
-        let verb = if dry_run { "would change" } else { "changed" };
-        println!("{path}: {verb}:");
-        for c in &plan.changes {
-            println!("  - {c}");
-        }
-        if dry_run {
-            println!("--- new {path} ---\n{}", plan.new.trim_end());
+    for plan in &plans {
+        let path = plan.path.display();
+        if plan.unchanged() {
+            println!("{path}: guardian is already installed; nothing changed");
         } else {
-            match apply(&plan) {
-                Ok(Some(backup)) => println!("  (the old file is saved as {})", backup.display()),
-                Ok(None) => {}
-                Err(e) => {
-                    eprintln!("guardian install: {e}");
-                    return ExitCode::from(2);
+            let verb = if dry_run { "would change" } else { "changed" };
+            println!("{path}: {verb}:");
+            for c in &plan.changes {
+                println!("  - {c}");
+            }
+            if dry_run {
+                println!("--- new {path} ---\n{}", plan.new.trim_end());
+            } else {
+                match apply(plan) {
+                    Ok(Some(backup)) => {
+                        println!("  (the old file is saved as {})", backup.display())
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        eprintln!("guardian install: {e}");
+                        return ExitCode::from(2);
+                    }
                 }
             }
         }
-    }
-    for n in &plan.notes {
-        println!("note: {n}");
+        for n in &plan.notes {
+            println!("note: {n}");
+        }
     }
     ExitCode::SUCCESS
 }

@@ -400,13 +400,20 @@ fn the_oracles_reject_what_the_agents_reject() {
 enum Adapter {
     ClaudeHttp,
     ClaudeCommand,
+    /// `guardian-hook claude-code`, the small binary.
+    ClaudeFast,
     CodexHttp,
     CodexCommand,
+    /// `guardian-hook codex`.
+    CodexFast,
 }
 
 impl Adapter {
     fn codex(self) -> bool {
-        matches!(self, Adapter::CodexHttp | Adapter::CodexCommand)
+        matches!(
+            self,
+            Adapter::CodexHttp | Adapter::CodexCommand | Adapter::CodexFast
+        )
     }
     fn agent(self) -> &'static str {
         if self.codex() { "codex" } else { "claude-code" }
@@ -510,20 +517,34 @@ impl Rig {
                 };
                 (0, text, String::new())
             }
-            Adapter::ClaudeCommand | Adapter::CodexCommand => {
-                let mut args = vec![
-                    "hook".to_string(),
+            Adapter::ClaudeCommand
+            | Adapter::CodexCommand
+            | Adapter::ClaudeFast
+            | Adapter::CodexFast => {
+                let fast = matches!(adapter, Adapter::ClaudeFast | Adapter::CodexFast);
+                let mut args = if fast {
+                    Vec::new()
+                } else {
+                    vec!["hook".to_string()]
+                };
+                args.extend([
                     adapter.agent().to_string(),
                     "--server".into(),
                     self.server.addr.clone(),
-                ];
+                ]);
                 if ask {
                     args.extend(["--unreviewed".into(), "ask".into()]);
                 }
                 let input = input.to_string();
-                let out = tokio::task::spawn_blocking(move || run_with_stdin(&args, &input))
-                    .await
-                    .expect("runs");
+                let out = tokio::task::spawn_blocking(move || {
+                    if fast {
+                        run_hook_binary(&args, &input)
+                    } else {
+                        run_with_stdin(&args, &input)
+                    }
+                })
+                .await
+                .expect("runs");
                 (
                     out.status.code().unwrap_or(-1),
                     String::from_utf8_lossy(&out.stdout).to_string(),
@@ -532,6 +553,25 @@ impl Rig {
             }
         }
     }
+}
+
+/// Runs `guardian-hook` with `args`, feeding `stdin`.
+fn run_hook_binary(args: &[String], stdin: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_guardian-hook"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("runs")
 }
 
 /// A hook input for `tool` with `tool_input`, in a session of its own unless one is given.
@@ -690,8 +730,10 @@ async fn every_answer_kind_holds_under_every_agents_parser() {
     let adapters = [
         Adapter::ClaudeHttp,
         Adapter::ClaudeCommand,
+        Adapter::ClaudeFast,
         Adapter::CodexHttp,
         Adapter::CodexCommand,
+        Adapter::CodexFast,
     ];
     let mut n = 0;
     for adapter in adapters {
@@ -739,7 +781,12 @@ async fn every_answer_kind_holds_under_every_agents_parser() {
     // Guardian unreachable: the command hooks block (exit 2 with a reason), for both agents.
     let mut rig = rig;
     rig.server.stop();
-    for adapter in [Adapter::ClaudeCommand, Adapter::CodexCommand] {
+    for adapter in [
+        Adapter::ClaudeCommand,
+        Adapter::CodexCommand,
+        Adapter::ClaudeFast,
+        Adapter::CodexFast,
+    ] {
         for event in ["PreToolUse", "PermissionRequest"] {
             let out = rig
                 .run(

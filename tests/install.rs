@@ -278,3 +278,65 @@ fn the_readme_shows_the_snippet_files() {
     let cfg = guardian::Config::parse(&reference, "README.md").expect("the README example parses");
     assert_eq!(cfg.hooks.unreviewed, guardian::config::Unreviewed::Deny);
 }
+
+/// `--trust` records guardian's Codex hooks as trusted in `$CODEX_HOME/config.toml`, keyed by the
+/// hooks file and group, with Codex's own hash (the e2e suite checks Codex agrees).
+#[test]
+fn codex_trust_is_recorded_in_the_user_config() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path().join("repo");
+    let codex_home = dir.path().join("codex-home");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    std::fs::create_dir_all(&codex_home).expect("mkdir");
+    std::fs::write(codex_home.join("config.toml"), "model = \"m\"\n").expect("write");
+    let run = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_guardian"))
+            .args([
+                "install",
+                "codex",
+                "--trust",
+                "--command",
+                "guardian",
+                "--project",
+            ])
+            .arg(&project)
+            .env("CODEX_HOME", &codex_home)
+            .output()
+            .expect("runs")
+    };
+    let out = run();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let user: toml::Value =
+        toml::from_str(&std::fs::read_to_string(codex_home.join("config.toml")).expect("read"))
+            .expect("TOML");
+    assert_eq!(user["model"].as_str(), Some("m"), "nothing else lost");
+    let state = user["hooks"]["state"].as_table().expect("hooks.state");
+    let hooks_file = project.join(".codex/config.toml");
+    let key = format!("{}:pre_tool_use:0:0", hooks_file.display());
+    let want = guardian::integrations::install::codex_hook_hash(
+        "pre_tool_use",
+        "Bash|apply_patch|mcp__.*",
+        "guardian hook codex --server http://127.0.0.1:8700",
+        120,
+    );
+    assert_eq!(
+        state[&key]["trusted_hash"].as_str(),
+        Some(want.as_str()),
+        "{state:?}"
+    );
+    let key = format!("{}:permission_request:0:0", hooks_file.display());
+    assert!(state.contains_key(&key), "{state:?}");
+    // Idempotent.
+    let before = std::fs::read_to_string(codex_home.join("config.toml")).expect("read");
+    let out = run();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("nothing changed"));
+    assert_eq!(
+        std::fs::read_to_string(codex_home.join("config.toml")).expect("read"),
+        before
+    );
+}

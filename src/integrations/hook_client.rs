@@ -1,11 +1,11 @@
 //! The command hook's client: forwards one hook input to a guardian server, as little work as a
 //! forwarding process can do.
 //!
-//! `guardian hook …` runs once per tool call, so its cost is the agent's latency: no
-//! multi-threaded runtime, no TLS setup and no certificate loading for an `http://` server (a
-//! plain HTTP/1.1 exchange through hyper on a current-thread runtime), no config parsing. An
-//! `https://` server goes through reqwest with rustls. Every failure is an error for the caller,
-//! which blocks the tool call.
+//! `guardian hook …` runs once per tool call, so its cost is the agent's latency: for an
+//! `http://` server no async runtime, no TLS setup and no config parsing, just one blocking
+//! HTTP/1.1 exchange whose answer head httparse reads. An `https://` server goes through reqwest
+//! with rustls on a current-thread runtime. Every failure is an error for the caller, which
+//! blocks the tool call.
 
 use std::time::Duration;
 
@@ -19,46 +19,66 @@ pub fn forward(
     timeout: Duration,
 ) -> Result<Bytes, String> {
     let parsed = url::Url::parse(url).map_err(|e| format!("{url}: {e}"))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .enable_time()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let exchange = async {
-        match parsed.scheme() {
-            "http" => plain(&parsed, body, token).await,
-            "https" => tls(url, body, token, timeout).await,
-            other => Err(format!("{url}: unsupported scheme {other:?}")),
-        }
-    };
-    runtime.block_on(async {
-        tokio::time::timeout(timeout, exchange)
-            .await
-            .unwrap_or_else(|_| {
-                Err(format!(
-                    "{url} did not answer within {} s",
-                    timeout.as_secs()
-                ))
+    match parsed.scheme() {
+        "http" => forward_plain(&parsed, &body, token, timeout),
+        "https" => {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_io()
+                .enable_time()
+                .build()
+                .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+            runtime.block_on(async {
+                tokio::time::timeout(timeout, tls(url, body, token, timeout))
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(format!(
+                            "{url} did not answer within {} s",
+                            timeout.as_secs()
+                        ))
+                    })
             })
-    })
+        }
+        other => Err(format!("{url}: unsupported scheme {other:?}")),
+    }
 }
 
-/// One HTTP/1.1 request over a fresh loopback (or LAN) connection.
-async fn plain(url: &url::Url, body: Vec<u8>, token: Option<&str>) -> Result<Bytes, String> {
-    use http_body_util::{BodyExt, Full};
+/// One HTTP/1.1 exchange with an `http://` server over a blocking socket (`Connection:
+/// close`), the answer's head parsed by httparse. Every step is bounded by the deadline. (What
+/// `guardian-hook` uses: it links nothing for TLS.)
+pub fn forward_plain(
+    url: &url::Url,
+    body: &[u8],
+    token: Option<&str>,
+    timeout: Duration,
+) -> Result<Bytes, String> {
+    use std::io::{Read, Write};
+    use std::net::ToSocketAddrs;
+    let deadline = std::time::Instant::now() + timeout;
+    let left = || {
+        deadline
+            .checked_duration_since(std::time::Instant::now())
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| format!("{url} did not answer within {} s", timeout.as_secs()))
+    };
     let host = url.host_str().ok_or_else(|| format!("{url}: no host"))?;
     let port = url.port_or_known_default().unwrap_or(80);
-    let stream = tokio::net::TcpStream::connect((host.trim_matches(['[', ']']), port))
-        .await
-        .map_err(|e| format!("{url}: {e}"))?;
+    let addrs: Vec<_> = (host.trim_matches(['[', ']']), port)
+        .to_socket_addrs()
+        .map_err(|e| format!("{url}: {e}"))?
+        .collect();
+    let mut stream = None;
+    let mut last = format!("{url}: no address");
+    for a in addrs {
+        match std::net::TcpStream::connect_timeout(&a, left()?) {
+            Ok(s) => {
+                stream = Some(s);
+                break;
+            }
+            Err(e) => last = format!("{url}: {e}"),
+        }
+    }
+    let mut stream = stream.ok_or(last)?;
     let _ = stream.set_nodelay(true);
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .map_err(|e| format!("{url}: {e}"))?;
-    tokio::spawn(async move {
-        let _ = conn.await;
-    });
     let authority = match url.port() {
         Some(p) => format!("{host}:{p}"),
         None => host.to_string(),
@@ -67,31 +87,74 @@ async fn plain(url: &url::Url, body: Vec<u8>, token: Option<&str>) -> Result<Byt
         Some(q) => format!("{}?{q}", url.path()),
         None => url.path().to_string(),
     };
-    let mut req = hyper::Request::post(path)
-        .header(hyper::header::HOST, authority)
-        .header(hyper::header::CONTENT_TYPE, "application/json");
+    let mut req = format!(
+        "POST {path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
     if let Some(t) = token {
-        req = req.header(hyper::header::AUTHORIZATION, format!("Bearer {t}"));
+        req.push_str(&format!("Authorization: Bearer {t}\r\n"));
     }
-    let req = req
-        .body(Full::new(Bytes::from(body)))
-        .map_err(|e| e.to_string())?;
-    let resp = sender
-        .send_request(req)
-        .await
+    req.push_str("\r\n");
+    let mut out = req.into_bytes();
+    out.extend_from_slice(body);
+    stream
+        .set_write_timeout(Some(left()?))
+        .and_then(|()| stream.write_all(&out))
         .map_err(|e| format!("{url}: {e}"))?;
-    let status = resp.status();
-    let bytes = resp
-        .into_body()
-        .collect()
-        .await
-        .map_err(|e| format!("{url}: {e}"))?
-        .to_bytes();
-    if !status.is_success() {
+    // Read the whole answer (the server closes after it), bounded in time and size.
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        stream
+            .set_read_timeout(Some(left()?))
+            .map_err(|e| format!("{url}: {e}"))?;
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                answer.extend_from_slice(&buf[..n]);
+                if answer.len() > MAX_ANSWER {
+                    return Err(format!(
+                        "{url}: the answer is larger than {MAX_ANSWER} bytes"
+                    ));
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!("{url}: {e}")),
+        }
+    }
+    let mut headers = [httparse::EMPTY_HEADER; 32];
+    let mut resp = httparse::Response::new(&mut headers);
+    let head_len = match resp.parse(&answer) {
+        Ok(httparse::Status::Complete(n)) => n,
+        Ok(httparse::Status::Partial) => return Err(format!("{url}: the answer was cut short")),
+        Err(e) => return Err(format!("{url}: not an HTTP answer ({e})")),
+    };
+    let status = resp.code.unwrap_or(0);
+    let header = |name: &str| {
+        resp.headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| String::from_utf8_lossy(h.value).trim().to_ascii_lowercase())
+    };
+    if header("transfer-encoding").is_some_and(|t| t != "identity") {
+        return Err(format!(
+            "{url}: a chunked answer is not expected from guardian"
+        ));
+    }
+    let rest = &answer[head_len..];
+    let body = match header("content-length").map(|v| v.parse::<usize>()) {
+        Some(Ok(n)) if n <= rest.len() => &rest[..n],
+        Some(_) => return Err(format!("{url}: the answer was cut short")),
+        None => rest,
+    };
+    if !(200..300).contains(&status) {
         return Err(format!("{url} answered HTTP {status}"));
     }
-    Ok(bytes)
+    Ok(Bytes::copy_from_slice(body))
 }
+
+/// The largest answer read.
+const MAX_ANSWER: usize = 4 * 1024 * 1024;
 
 /// The same over TLS (reqwest, rustls with ring).
 async fn tls(

@@ -76,6 +76,10 @@ pub struct Options {
     pub codex_home: Option<PathBuf>,
     /// `$XDG_CONFIG_HOME`, when set.
     pub xdg_config_home: Option<PathBuf>,
+    /// Codex: also record guardian's hooks as trusted in `$CODEX_HOME/config.toml`
+    /// (`[hooks.state."<file>:<event>:<group>:<handler>"] trusted_hash`), as `/hooks` would, so
+    /// an unattended `codex exec` runs them without `--dangerously-bypass-hook-trust`.
+    pub trust: bool,
 }
 
 /// Why an install could not be planned or written.
@@ -180,30 +184,181 @@ pub fn codex_groups(o: &Options) -> Vec<(&'static str, &'static str, String)> {
     ]
 }
 
-/// Plans an install: reads the settings file (if any) and computes its new content.
-pub fn plan(o: &Options) -> Result<Plan, InstallError> {
+fn read_existing(path: &Path) -> Result<Option<String>, InstallError> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(InstallError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Plans an install: reads the settings file (if any) and computes its new content. With
+/// `trust` for a project's Codex hooks, a second plan adds the trust records to the user's
+/// `$CODEX_HOME/config.toml`.
+pub fn plan(o: &Options) -> Result<Vec<Plan>, InstallError> {
     let path = settings_path(o);
-    let old = match std::fs::read_to_string(&path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(source) => return Err(InstallError::Io { path, source }),
-    };
-    let invalid = |message: String| InstallError::Invalid {
-        path: path.clone(),
-        message,
+    let old = read_existing(&path)?;
+    let invalid = |path: &Path| {
+        let path = path.to_path_buf();
+        move |message: String| InstallError::Invalid { path, message }
     };
     let (new, changes, notes) = match o.target {
-        Target::ClaudeCode => merge_claude_code(old.as_deref(), o).map_err(invalid)?,
-        Target::Codex => merge_codex(old.as_deref(), o).map_err(invalid)?,
-        Target::Opencode => merge_opencode(old.as_deref(), o).map_err(invalid)?,
+        Target::ClaudeCode => merge_claude_code(old.as_deref(), o).map_err(invalid(&path))?,
+        Target::Codex => merge_codex(old.as_deref(), o).map_err(invalid(&path))?,
+        Target::Opencode => merge_opencode(old.as_deref(), o).map_err(invalid(&path))?,
     };
-    Ok(Plan {
-        path,
+    let mut plans = vec![Plan {
+        path: path.clone(),
         old,
         new,
         changes,
         notes,
-    })
+    }];
+    if o.target == Target::Codex && o.trust {
+        let user = Options {
+            scope: Scope::User,
+            ..o.clone()
+        };
+        let user_path = settings_path(&user);
+        let hooks_file = absolute(&path);
+        let groups = codex_group_indices(&plans[0].new);
+        if user_path == path {
+            let p = &mut plans[0];
+            let (text, changes) =
+                add_codex_trust(&p.new, &hooks_file, &groups, o).map_err(invalid(&path))?;
+            p.new = text;
+            p.changes.extend(changes);
+        } else {
+            let old = read_existing(&user_path)?;
+            let (new, changes) =
+                add_codex_trust(old.as_deref().unwrap_or(""), &hooks_file, &groups, o)
+                    .map_err(invalid(&user_path))?;
+            plans.push(Plan {
+                path: user_path,
+                old,
+                new,
+                changes,
+                notes: vec![
+                    "Codex reads a project's .codex/config.toml only in a trusted project ([projects.\"<path>\"] trust_level = \"trusted\" in your Codex config); for unattended runs prefer --scope user".into(),
+                ],
+            });
+        }
+    }
+    Ok(plans)
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| crate::normalize::normalize_lexically(&d.join(p)))
+            .unwrap_or_else(|_| p.to_path_buf())
+    }
+}
+
+/// Codex's trust hash of one command hook: `sha256:` and the hex SHA-256 of the compact,
+/// key-sorted JSON `{"event_name", "hooks": [{"async", "command", "timeout", "type"}],
+/// "matcher"}` (openai/codex `codex-rs/hooks/src/engine/discovery.rs` `command_hook_hash`, with
+/// `codex-rs/config/src/fingerprint.rs` `version_for_toml`; checked against Codex 0.171's own
+/// `hooks/list` by the end-to-end suite). The command text is part of it: a changed `--server`
+/// needs trusting again.
+pub fn codex_hook_hash(event_key: &str, matcher: &str, command: &str, timeout: u64) -> String {
+    use sha2::{Digest, Sha256};
+    let s = |t: &str| serde_json::to_string(t).unwrap_or_default();
+    let text = format!(
+        "{{\"event_name\":{},\"hooks\":[{{\"async\":false,\"command\":{},\"timeout\":{timeout},\"type\":\"command\"}}],\"matcher\":{}}}",
+        s(event_key),
+        s(command),
+        s(matcher)
+    );
+    format!("sha256:{}", hex::encode(Sha256::digest(text.as_bytes())))
+}
+
+/// `(event, event key, group index, matcher, command)` of guardian's hook groups in a merged
+/// Codex config.
+fn codex_group_indices(text: &str) -> Vec<(String, &'static str, usize, String, String)> {
+    let Ok(v) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (event, key) in [
+        ("PreToolUse", "pre_tool_use"),
+        ("PermissionRequest", "permission_request"),
+    ] {
+        let groups = v
+            .get("hooks")
+            .and_then(|h| h.get(event))
+            .and_then(toml::Value::as_array);
+        for (i, g) in groups.into_iter().flatten().enumerate() {
+            let command = g
+                .get("hooks")
+                .and_then(|h| h.get(0))
+                .and_then(|h| h.get("command"))
+                .and_then(toml::Value::as_str)
+                .unwrap_or("");
+            if command.contains(" hook codex") {
+                let matcher = g.get("matcher").and_then(toml::Value::as_str).unwrap_or("");
+                out.push((
+                    event.to_string(),
+                    key,
+                    i,
+                    matcher.to_string(),
+                    command.to_string(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Adds `[hooks.state."<file>:<event>:<group>:0"] trusted_hash` for guardian's groups.
+fn add_codex_trust(
+    text: &str,
+    hooks_file: &Path,
+    groups: &[(String, &'static str, usize, String, String)],
+    o: &Options,
+) -> Result<(String, Vec<String>), String> {
+    use toml_edit::{DocumentMut, Item, Table, value};
+    let _ = o;
+    let mut doc: DocumentMut = text.parse().map_err(|e| format!("not valid TOML ({e})"))?;
+    let hooks = doc.entry("hooks").or_insert_with(|| {
+        let mut t = Table::new();
+        t.set_implicit(true);
+        Item::Table(t)
+    });
+    let hooks = hooks
+        .as_table_mut()
+        .ok_or("hooks is not a table (an inline hooks table cannot be merged)")?;
+    let state = hooks.entry("state").or_insert_with(|| {
+        let mut t = Table::new();
+        t.set_implicit(true);
+        Item::Table(t)
+    });
+    let state = state.as_table_mut().ok_or("hooks.state is not a table")?;
+    let mut changes = Vec::new();
+    for (event, key, i, matcher, command) in groups {
+        let id = format!("{}:{key}:{i}:0", hooks_file.display());
+        let hash = codex_hook_hash(key, matcher, command, HOOK_TIMEOUT_S);
+        let current = state
+            .get(&id)
+            .and_then(|t| t.get("trusted_hash"))
+            .and_then(Item::as_str);
+        if current != Some(hash.as_str()) {
+            let entry = state
+                .entry(&id)
+                .or_insert_with(|| Item::Table(Table::new()));
+            let Some(entry) = entry.as_table_like_mut() else {
+                return Err(format!("hooks.state.{id:?} is not a table"));
+            };
+            entry.insert("trusted_hash", value(hash));
+            changes.push(format!("trusted guardian's {event} hook (hooks.state)"));
+        }
+    }
+    Ok((doc.to_string(), changes))
 }
 
 /// Writes a plan: backs the old file up (`<name>.guardian-<time>.bak`) and replaces it
@@ -504,6 +659,7 @@ mod tests {
             home: PathBuf::from("/h"),
             codex_home: None,
             xdg_config_home: None,
+            trust: false,
         }
     }
 
@@ -521,6 +677,32 @@ mod tests {
         assert_eq!(
             settings_path(&o),
             PathBuf::from("/x/opencode/opencode.json")
+        );
+    }
+
+    #[test]
+    fn codex_trust_hash_is_codexs() {
+        let h = codex_hook_hash(
+            "pre_tool_use",
+            "Bash|apply_patch|mcp__.*",
+            "guardian hook codex --server http://127.0.0.1:8700",
+            120,
+        );
+        // Computed by the end-to-end suite's codex_hook_hash (tests/e2e/test_codex.py), whose
+        // values match what Codex 0.171 reports for the same hooks.
+        assert_eq!(
+            h,
+            "sha256:3142a51389403d0bc25b301ff500e89e4ade3d948365a96bfa383cfe632508c5"
+        );
+        assert_ne!(
+            h,
+            codex_hook_hash(
+                "pre_tool_use",
+                "Bash|apply_patch|mcp__.*",
+                "guardian hook codex --server http://127.0.0.1:9999",
+                120
+            ),
+            "the command is part of the hash"
         );
     }
 
