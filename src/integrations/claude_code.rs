@@ -188,7 +188,7 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
     let transcript_entries = input
         .transcript_path
         .as_deref()
-        .map(read_transcript)
+        .map(read_transcript_settled)
         .unwrap_or_default();
     let intent = transcript_entries
         .iter()
@@ -470,6 +470,23 @@ fn edit_diff(edits: &[Value]) -> String {
         }
     }
     out
+}
+
+/// [`read_transcript`], read again a few times (50 ms apart, 150 ms at most) while it holds no
+/// user message yet: the agents write their transcript asynchronously, and a tool call made right
+/// after the user's prompt can reach guardian before the prompt is on disk (seen with Claude Code
+/// 2.1.332 in the end-to-end suite). Without the user's words the reviewer cannot tell what was
+/// asked for. Runs on the blocking pool.
+fn read_transcript_settled(path: &str) -> Vec<TranscriptEntry> {
+    let mut entries = read_transcript(path);
+    for _ in 0..3 {
+        if entries.iter().any(|e| e.role == Role::User) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        entries = read_transcript(path);
+    }
+    entries
 }
 
 /// A Codex rollout `response_item`'s payload as a transcript entry: user and assistant messages
