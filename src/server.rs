@@ -398,8 +398,11 @@ async fn agent_hook(
     };
     input.agent = Some(agent.as_str().to_string());
     let event = Event::of(&input.hook_event_name);
-    // Translation reads the transcript file: blocking I/O, kept off the async threads.
-    let translated = {
+    // Translation reads the transcript file: blocking I/O, kept off the async threads (and
+    // without a transcript, done here: no thread hand-off on the hot path).
+    let translated = if input.transcript_path.is_none() {
+        translate(&input)
+    } else {
         let input = input.clone();
         tokio::task::spawn_blocking(move || translate(&input))
             .await
