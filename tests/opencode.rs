@@ -297,3 +297,86 @@ async fn the_bridge_defers_to_the_user_only_when_nothing_could_review() {
         "{recs:?}"
     );
 }
+
+/// An event stream that connects but never delivers (as one opened in `opencode serve`'s first
+/// moments can): pending requests are still answered, by the bridge's own listing of them, and
+/// the silent stream is reconnected.
+#[tokio::test]
+async fn a_silent_event_stream_leaves_no_request_unanswered() {
+    #[derive(Clone, Default)]
+    struct Silent {
+        replies: Arc<Mutex<Vec<(String, Value)>>>,
+        connections: Arc<Mutex<usize>>,
+    }
+    async fn events(State(f): State<Silent>) -> impl IntoResponse {
+        *f.connections.lock().expect("lock") += 1;
+        // Headers, then nothing, ever.
+        let body = axum::body::Body::from_stream(futures::stream::pending::<
+            Result<axum::body::Bytes, std::io::Error>,
+        >());
+        ([("content-type", "text/event-stream")], body)
+    }
+    async fn pending(State(f): State<Silent>) -> Json<Value> {
+        let answered = f
+            .replies
+            .lock()
+            .expect("lock")
+            .iter()
+            .any(|(id, _)| id == "per_9");
+        if answered {
+            Json(json!([]))
+        } else {
+            Json(
+                json!([{"id": "per_9", "sessionID": "ses_9", "permission": "bash",
+                "patterns": ["git push origin main"], "metadata": {"command": "git push origin main"},
+                "always": []}]),
+            )
+        }
+    }
+    async fn reply(
+        State(f): State<Silent>,
+        Path(id): Path<String>,
+        Json(body): Json<Value>,
+    ) -> Json<Value> {
+        f.replies.lock().expect("lock").push((id, body));
+        Json(json!(true))
+    }
+    let fake = Silent::default();
+    let app = Router::new()
+        .route("/event", get(events))
+        .route("/permission", get(pending))
+        .route("/permission/{id}/reply", post(reply))
+        .with_state(fake.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let h = Harness::new("[reviewer]\nbackend = \"none\"\n");
+    let decider = Arc::new(guardian::integrations::mcp::InProcess(h.guardian.clone()));
+    let bridge = Arc::new(
+        guardian::integrations::opencode::Bridge::new(
+            &format!("http://{addr}"),
+            Some("/work/repo".into()),
+            decider,
+        )
+        .expect("bridge")
+        .with_timing(Duration::from_millis(200), Duration::from_millis(800)),
+    );
+    let task = tokio::spawn(bridge.run());
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::time::Instant::now() < deadline
+        && (fake.replies.lock().expect("lock").is_empty()
+            || *fake.connections.lock().expect("lock") < 2)
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    task.abort();
+    let replies = fake.replies.lock().expect("lock").clone();
+    assert_eq!(replies.len(), 1, "answered exactly once: {replies:?}");
+    assert_eq!(replies[0].1["reply"], "reject");
+    assert!(
+        *fake.connections.lock().expect("lock") >= 2,
+        "the silent stream was reconnected"
+    );
+}

@@ -197,6 +197,8 @@ pub struct Bridge {
     decider: Arc<dyn Decider>,
     answered: Mutex<HashSet<String>>,
     mode: Unreviewed,
+    poll: Duration,
+    idle: Duration,
 }
 
 impl Bridge {
@@ -219,7 +221,19 @@ impl Bridge {
             decider,
             answered: Mutex::new(HashSet::new()),
             mode: Unreviewed::Deny,
+            poll: Duration::from_secs(2),
+            idle: Duration::from_secs(60),
         })
+    }
+
+    /// How often pending requests are also listed (`GET /permission`, default 2 s), and how long
+    /// the event stream may stay silent before the bridge reconnects (default 60 s). A stream
+    /// that connected but delivers nothing (as one opened in `opencode serve`'s first moments
+    /// can) then never leaves a request unanswered for longer than one poll.
+    pub fn with_timing(mut self, poll: Duration, idle: Duration) -> Bridge {
+        self.poll = poll.max(Duration::from_millis(50));
+        self.idle = idle.max(Duration::from_millis(100));
+        self
     }
 
     /// What to do with what nothing could review (`[hooks] unreviewed`): reject (the default),
@@ -310,7 +324,17 @@ impl Bridge {
         }
         self.answer_pending().await;
         let mut buf = String::new();
-        while let Some(chunk) = resp.chunk().await.map_err(|e| e.to_string())? {
+        loop {
+            let chunk = match tokio::time::timeout(self.idle, resp.chunk()).await {
+                Ok(c) => c.map_err(|e| e.to_string())?,
+                Err(_) => {
+                    return Err(format!(
+                        "the event stream was silent for {} s",
+                        self.idle.as_secs()
+                    ));
+                }
+            };
+            let Some(chunk) = chunk else { break };
             buf.push_str(&String::from_utf8_lossy(&chunk));
             while let Some(end) = buf.find('\n') {
                 let line: String = buf.drain(..=end).collect();
@@ -338,8 +362,26 @@ impl Bridge {
         Ok(())
     }
 
-    /// Follows the event stream forever, reconnecting with backoff (250 ms doubling to 10 s).
+    /// Follows the event stream forever, reconnecting with backoff (250 ms doubling to 10 s),
+    /// and lists pending requests every poll interval beside it.
     pub async fn run(self: Arc<Self>) {
+        let poller = {
+            let me = Arc::clone(&self);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(me.poll).await;
+                    me.answer_pending().await;
+                }
+            })
+        };
+        // The poller ends with the bridge (when this future is dropped or aborted).
+        struct AbortOnDrop(tokio::task::JoinHandle<()>);
+        impl Drop for AbortOnDrop {
+            fn drop(&mut self) {
+                self.0.abort();
+            }
+        }
+        let _poller = AbortOnDrop(poller);
         let mut delay = Duration::from_millis(250);
         loop {
             match self.follow().await {
