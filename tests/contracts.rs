@@ -538,7 +538,7 @@ impl Rig {
                 let input = input.to_string();
                 let out = tokio::task::spawn_blocking(move || {
                     if fast {
-                        run_hook_binary(&args, &input)
+                        run_program_with_stdin(env!("CARGO_BIN_EXE_guardian-hook"), &args, &input)
                     } else {
                         run_with_stdin(&args, &input)
                     }
@@ -553,25 +553,6 @@ impl Rig {
             }
         }
     }
-}
-
-/// Runs `guardian-hook` with `args`, feeding `stdin`.
-fn run_hook_binary(args: &[String], stdin: &str) -> std::process::Output {
-    use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_guardian-hook"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawns");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("runs")
 }
 
 /// A hook input for `tool` with `tool_input`, in a session of its own unless one is given.

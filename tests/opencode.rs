@@ -80,6 +80,16 @@ async fn reply(
     Json(json!(true))
 }
 
+/// Serves a fake OpenCode on a free loopback port; its address.
+async fn serve(app: Router) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    addr
+}
+
 #[tokio::test]
 async fn bridge_answers_every_permission_request() {
     let fake = Fake::default();
@@ -88,11 +98,7 @@ async fn bridge_answers_every_permission_request() {
         .route("/permission", get(pending))
         .route("/permission/{id}/reply", post(reply))
         .with_state(fake.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let addr = serve(app).await;
 
     let h = Harness::new("[reviewer]\nbackend = \"none\"\n");
     let decider = Arc::new(guardian::integrations::mcp::InProcess(h.guardian.clone()));
@@ -347,11 +353,7 @@ async fn a_silent_event_stream_leaves_no_request_unanswered() {
         .route("/permission", get(pending))
         .route("/permission/{id}/reply", post(reply))
         .with_state(fake.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let addr = serve(app).await;
     let h = Harness::new("[reviewer]\nbackend = \"none\"\n");
     let decider = Arc::new(guardian::integrations::mcp::InProcess(h.guardian.clone()));
     let bridge = Arc::new(

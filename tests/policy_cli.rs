@@ -67,57 +67,29 @@ fn explain_shows_commands_wrappers_targets_and_rules() {
         "{out}"
     );
     assert!(out.contains("decision: deny by Bash(git push *)"), "{out}");
-    let o = run(
-        dir.path(),
-        &[
+    let explain = |extra: &[&str]| {
+        let mut args = vec![
             "policy",
             "explain",
             "--config",
             "guardian.toml",
             "--cwd",
             "/work/repo",
-            "--verbose",
-            "--",
-            "echo x > build.sh",
-        ],
-    );
-    let out = stdout(&o);
+        ];
+        args.extend_from_slice(extra);
+        stdout(&run(dir.path(), &args))
+    };
+    let out = explain(&["--verbose", "--", "echo x > build.sh"]);
     assert!(out.contains("writes: /work/repo/build.sh"), "{out}");
     assert!(out.contains("Edit(./src/**) no"), "{out}");
     assert!(out.contains("decision: ask"), "{out}");
     // Without --verbose, the rules that did not match are not listed one by one.
-    let o = run(
-        dir.path(),
-        &[
-            "policy",
-            "explain",
-            "--config",
-            "guardian.toml",
-            "--cwd",
-            "/work/repo",
-            "--",
-            "echo x > build.sh",
-        ],
-    );
-    let out = stdout(&o);
+    let out = explain(&["--", "echo x > build.sh"]);
     assert!(out.contains("writes: /work/repo/build.sh"), "{out}");
     assert!(!out.contains("Edit(./src/**) no"), "{out}");
     assert!(out.contains("decision: ask"), "{out}");
     // A file outside the workspace is named as such.
-    let o = run(
-        dir.path(),
-        &[
-            "policy",
-            "explain",
-            "--config",
-            "guardian.toml",
-            "--cwd",
-            "/work/repo",
-            "--",
-            "cat /etc/hosts",
-        ],
-    );
-    let out = stdout(&o);
+    let out = explain(&["--", "cat /etc/hosts"]);
     assert!(out.contains("outside the workspace: /etc/hosts"), "{out}");
 }
 

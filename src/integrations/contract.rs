@@ -142,15 +142,18 @@ pub fn render(agent: Agent, event: Event, answer: &HookAnswer) -> Value {
 /// fields `continue: false` + `stopReason` stop the agent; PermissionRequest takes
 /// `hookSpecificOutput.decision` `{behavior: allow | deny, message, interrupt}`; `{}` (or no
 /// output) is no decision. A PermissionRequest has no "ask": no decision shows the dialog.
+/// `{"hookSpecificOutput": {"hookEventName": <event>, …fields}}`, the shape both agents read.
+fn specific_output(event: Event, fields: Value) -> Value {
+    let mut inner = Map::new();
+    inner.insert("hookEventName".into(), json!(event.as_str()));
+    if let Value::Object(m) = fields {
+        inner.extend(m);
+    }
+    json!({ "hookSpecificOutput": inner })
+}
+
 fn claude_code(event: Event, answer: &HookAnswer) -> Value {
-    let specific = |fields: Value| {
-        let mut inner = Map::new();
-        inner.insert("hookEventName".into(), json!(event.as_str()));
-        if let Value::Object(m) = fields {
-            inner.extend(m);
-        }
-        json!({ "hookSpecificOutput": inner })
-    };
+    let specific = |fields: Value| specific_output(event, fields);
     match (event, answer) {
         (_, HookAnswer::NoDecision) | (Event::PermissionRequest, HookAnswer::Ask { .. }) => {
             json!({})
@@ -190,14 +193,7 @@ fn claude_code(event: Event, answer: &HookAnswer) -> Value {
 /// nothing else; a breaker's stop instruction lives in the reason text; "ask" is no output
 /// (Codex's own approval flow applies).
 fn codex(event: Event, answer: &HookAnswer) -> Value {
-    let specific = |fields: Value| {
-        let mut inner = Map::new();
-        inner.insert("hookEventName".into(), json!(event.as_str()));
-        if let Value::Object(m) = fields {
-            inner.extend(m);
-        }
-        json!({ "hookSpecificOutput": inner })
-    };
+    let specific = |fields: Value| specific_output(event, fields);
     let reason = |message: &str| {
         if message.trim().is_empty() {
             "denied by guardian".to_string()

@@ -199,8 +199,13 @@ pub const PUSH_DENIED: &str = "deny = [\"Bash(git push *)\"]\nallow = [\"Bash(gi
 
 /// Runs the binary with `args`, feeding `stdin`.
 pub fn run_with_stdin(args: &[String], stdin: &str) -> std::process::Output {
+    run_program_with_stdin(env!("CARGO_BIN_EXE_guardian"), args, stdin)
+}
+
+/// Runs `program` with `args`, feeding `stdin`.
+pub fn run_program_with_stdin(program: &str, args: &[String], stdin: &str) -> std::process::Output {
     use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_guardian"))
+    let mut child = std::process::Command::new(program)
         .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
