@@ -4,7 +4,8 @@ binary through its `@ai-sdk/openai-compatible` provider.
 OpenCode (`"provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL":
 "http://127.0.0.1:PORT/v1"}, "models": {"m": {}}}}`, `"model": "fake/m"`) sends
 `POST /v1/chat/completions` with `"stream": true` and the conversation in `messages`.
-The main conversation is recognised by the scenario's MARKER in a user message; its turn number is
+The main conversation is recognised by the scenario's MARKER in a user message of a request that
+offers tools (OpenCode's title request quotes the user's message too, without tools); its turn number is
 the number of `role: "tool"` messages (one per tool call already answered). Turn n answers the
 scenario's n-th scripted tool call; once the script is exhausted it answers a text and the session
 goes idle. Anything else (OpenCode's title generation, summaries) gets a short text.
@@ -46,6 +47,8 @@ class FakeChat(FakeServer):
         self.marker = marker
 
     def is_main(self, body):
+        if not body.get("tools"):
+            return False
         for m in body.get("messages") or []:
             if isinstance(m, dict) and m.get("role") == "user" and self.marker in _texts(m):
                 return True

@@ -1,5 +1,5 @@
 """Shared plumbing for the end-to-end scenarios: a guardian server, a scenario directory, the
-real agents (Claude Code, Codex) pointed at the scripted fakes, and what they left behind.
+real agents (Claude Code, Codex, OpenCode) pointed at the scripted fakes, and what they left behind.
 
 Every scenario gets its own directory:
 
@@ -26,13 +26,15 @@ import time
 import unittest
 
 from fake_anthropic import FakeAnthropic, _text_of
+from fake_openai_chat import FakeChat
 from fake_openai_responses import FakeResponses
 from fake_reviewer import FakeReviewer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
-CONFIG = {"guardian": None, "claude": None, "codex": None, "keep": False, "verbose": False}
+CONFIG = {"guardian": None, "claude": None, "codex": None, "opencode": None, "keep": False,
+          "verbose": False}
 
 MARKER = "E2E-SCENARIO-PROMPT"
 
@@ -384,6 +386,11 @@ class E2ECase(unittest.TestCase):
         self.sc.cleanups.append(self.fake.stop)
         return self.fake
 
+    def start_chat(self, script):
+        self.fake = FakeChat(script, MARKER, log_path=self.sc.path("chat.jsonl")).start()
+        self.sc.cleanups.append(self.fake.stop)
+        return self.fake
+
     def start_responses(self, script):
         self.fake = FakeResponses(script, MARKER, log_path=self.sc.path("responses.jsonl")).start()
         self.sc.cleanups.append(self.fake.stop)
@@ -417,6 +424,8 @@ class E2ECase(unittest.TestCase):
         Codex function_call_output), in order."""
         if isinstance(self.fake, FakeAnthropic):
             return [_text_of(b.get("content")) for b in self.fake.final_tool_results()]
+        if isinstance(self.fake, FakeChat):
+            return self.fake.final_tool_results()
         if isinstance(self.fake, FakeResponses):
             return [o.get("output") if isinstance(o.get("output"), str) else json.dumps(o.get("output"))
                     for o in self.fake.final_outputs()]

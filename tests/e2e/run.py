@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""guardian's end-to-end suite: the REAL Claude Code and Codex binaries, offline, against scripted
+"""guardian's end-to-end suite: the REAL Claude Code, Codex and OpenCode binaries, offline, against scripted
 fake model servers, with guardian deciding their tool calls.
 
     scripts/agents.sh install                      # once: the pinned agents, outside git
@@ -77,6 +77,7 @@ def main():
     ap.add_argument("--guardian", required=True, help="the guardian binary under test")
     ap.add_argument("--claude", help="Claude Code binary (default: scripts/agents.sh path claude)")
     ap.add_argument("--codex", help="Codex binary (default: scripts/agents.sh path codex)")
+    ap.add_argument("--opencode", help="OpenCode binary (default: scripts/agents.sh path opencode)")
     ap.add_argument("-k", action="append", default=[], help="run scenarios whose name contains this")
     ap.add_argument("--keep", action="store_true", help="keep every scenario directory")
     args = ap.parse_args()
@@ -89,10 +90,20 @@ def main():
     missing = [n for n, p in (("claude", claude), ("codex", codex)) if not p or not os.access(p, os.X_OK)]
     if missing:
         sys.exit(f"agents not installed ({', '.join(missing)}): run scripts/agents.sh install")
-    harness.CONFIG.update(guardian=guardian, claude=claude, codex=codex, keep=args.keep)
+    opencode = args.opencode or agent_path("opencode")
+    if not opencode or not os.access(opencode, os.X_OK):
+        opencode = None
+        print("!" * 78)
+        print("!! OpenCode is not installed: its scenarios are SKIPPED (scripts/agents.sh install)")
+        print("!" * 78)
+    harness.CONFIG.update(guardian=guardian, claude=claude, codex=codex, opencode=opencode,
+                          keep=args.keep)
 
-    for name, cmd in (("guardian", [guardian, "--version"]), ("claude", [claude, "--version"]),
-                      ("codex", [codex, "--version"])):
+    versions = [("guardian", [guardian, "--version"]), ("claude", [claude, "--version"]),
+                ("codex", [codex, "--version"])]
+    if opencode:
+        versions.append(("opencode", [opencode, "--version"]))
+    for name, cmd in versions:
         v = subprocess.run(cmd, capture_output=True, text=True).stdout.strip()
         print(f"{name}: {v}  ({cmd[0]})")
 
@@ -100,7 +111,7 @@ def main():
     if args.k:
         loader.testNamePatterns = [f"*{k}*" for k in args.k]
     suite = unittest.TestSuite()
-    for mod in ("test_claude", "test_codex"):
+    for mod in ("test_claude", "test_codex", "test_opencode"):
         suite.addTests(loader.loadTestsFromName(mod))
 
     t = time.time()
