@@ -7,7 +7,8 @@
 #
 # Cache: ${GUARDIAN_AGENTS_CACHE:-$HOME/.cache/guardian-agents}/<package>@<version>/
 # Each agent is an npm package that ships a native binary; they all run offline once installed.
-# OpenCode is installed only with GUARDIAN_AGENTS_OPENCODE=1 (the suite does not drive it yet).
+# Installs Claude Code, Codex and OpenCode; GUARDIAN_AGENTS_OPENCODE=0 leaves OpenCode out (its
+# scenarios are then skipped, loudly).
 set -euo pipefail
 
 CLAUDE_VERSION="2.1.332"
@@ -112,7 +113,7 @@ cmd="${1:-install}"
 case "$cmd" in
   install)
     agents=(claude codex)
-    [ "${GUARDIAN_AGENTS_OPENCODE:-0}" = "1" ] && agents+=(opencode)
+    [ "${GUARDIAN_AGENTS_OPENCODE:-1}" = "1" ] && agents+=(opencode)
     for a in "${agents[@]}"; do install_one "$a"; done
     for a in "${agents[@]}"; do echo "$a $(bin_for "$a")"; done
     ;;

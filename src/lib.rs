@@ -6,6 +6,7 @@
 //! are thin adapters over [`pipeline::Guardian::review`].
 
 pub mod audit;
+pub mod audit_report;
 pub mod config;
 pub mod eval;
 pub mod integrations;

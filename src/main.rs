@@ -214,6 +214,21 @@ struct HookArgs {
 enum AuditCommand {
     /// Check the hash chain; exit 1 naming the first bad record.
     Verify,
+    /// Counts by decision and stage, the denied actions with their reasons, reviewer latency and
+    /// tokens, breaker interrupts, and whether the hash chain verifies (the filters apply).
+    Summary {
+        /// text (a CI log), markdown (a job summary) or json.
+        #[arg(long, value_enum, default_value = "text")]
+        format: SummaryFormat,
+    },
+}
+
+/// How `guardian audit summary` prints.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SummaryFormat {
+    Text,
+    Markdown,
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -384,8 +399,16 @@ async fn run(cli: Cli) -> ExitCode {
                     Err(code) => return code,
                 },
             };
+            let filter = match filter.typed() {
+                Ok(f) => f,
+                Err(e) => {
+                    eprintln!("guardian audit: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             match command {
                 Some(AuditCommand::Verify) => audit_verify(&path),
+                Some(AuditCommand::Summary { format }) => audit_summary(&path, &filter, format),
                 None => audit_query(&path, &filter, limit),
             }
         }
@@ -937,7 +960,7 @@ async fn mcp(config: Option<PathBuf>, server: Option<String>) -> ExitCode {
                 Err(code) => return code,
             };
             match build(cfg) {
-                Ok(g) => Box::new(InProcess(g)),
+                Ok(g) => Box::new(InProcess(g, "mcp")),
                 Err(code) => return code,
             }
         }
@@ -968,7 +991,7 @@ async fn opencode(server: String, config: Option<PathBuf>, project: Option<Strin
             .ok()
             .map(|p| p.display().to_string())
     });
-    match Bridge::new(&server, project, Arc::new(InProcess(g))) {
+    match Bridge::new(&server, project, Arc::new(InProcess(g, "opencode"))) {
         Ok(bridge) => {
             let bridge = bridge.with_unreviewed(unreviewed);
             eprintln!("guardian: answering permission requests of the OpenCode server at {server}");
@@ -1132,110 +1155,96 @@ fn audit_verify(path: &std::path::Path) -> ExitCode {
 #[derive(clap::Args)]
 struct AuditFilter {
     /// Only this session.
-    #[arg(long)]
+    #[arg(long, global = true)]
     session: Option<String>,
     /// Only records at or after this time (RFC 3339, e.g. 2026-11-30T10:00:00Z).
-    #[arg(long)]
+    #[arg(long, global = true)]
     since: Option<String>,
     /// Only records before this time (RFC 3339).
-    #[arg(long)]
+    #[arg(long, global = true)]
     until: Option<String>,
     /// Only allow or deny.
-    #[arg(long)]
+    #[arg(long, global = true)]
     decision: Option<String>,
     /// Only decisions by rule, reviewer, session or fallback.
-    #[arg(long)]
+    #[arg(long, global = true)]
     decided_by: Option<String>,
     /// Only this client.
-    #[arg(long)]
+    #[arg(long, global = true)]
     client: Option<String>,
 }
 
-fn audit_query(path: &std::path::Path, f: &AuditFilter, limit: Option<usize>) -> ExitCode {
-    use std::io::BufRead;
-    let time =
-        |flag: &str, t: &Option<String>| -> Result<Option<chrono::DateTime<chrono::Utc>>, String> {
-            t.as_deref()
-                .map(|t| {
-                    chrono::DateTime::parse_from_rfc3339(t)
-                        .map(|d| d.with_timezone(&chrono::Utc))
-                        .map_err(|e| format!("--{flag} {t:?} is not an RFC 3339 time: {e}"))
-                })
-                .transpose()
+impl AuditFilter {
+    /// The library's filter, checked.
+    fn typed(&self) -> Result<guardian::audit_report::Filter, guardian::audit_report::FilterError> {
+        use guardian::audit_report::{Filter, parse_time};
+        let f = Filter {
+            session: self.session.clone(),
+            since: self
+                .since
+                .as_deref()
+                .map(|t| parse_time("since", t))
+                .transpose()?,
+            until: self
+                .until
+                .as_deref()
+                .map(|t| parse_time("until", t))
+                .transpose()?,
+            decision: self.decision.clone(),
+            decided_by: self.decided_by.clone(),
+            client: self.client.clone(),
         };
-    let (since, until) = match (time("since", &f.since), time("until", &f.until)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => {
-            eprintln!("guardian audit: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    for (flag, value, allowed) in [
-        ("decision", &f.decision, &["allow", "deny"][..]),
-        (
-            "decided-by",
-            &f.decided_by,
-            &["rule", "reviewer", "session", "fallback"][..],
-        ),
-    ] {
-        if let Some(v) = value
-            && !allowed.contains(&v.as_str())
-        {
-            eprintln!(
-                "guardian audit: --{flag} must be one of {}",
-                allowed.join(", ")
-            );
-            return ExitCode::from(2);
-        }
+        f.validate()?;
+        Ok(f)
     }
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("guardian audit: cannot open {}: {e}", path.display());
-            return ExitCode::from(2);
-        }
-    };
-    let field =
-        |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+}
+
+fn audit_query(
+    path: &std::path::Path,
+    f: &guardian::audit_report::Filter,
+    limit: Option<usize>,
+) -> ExitCode {
     let mut matched: std::collections::VecDeque<String> = std::collections::VecDeque::new();
-    for line in std::io::BufReader::new(file).lines() {
-        let Ok(line) = line else { continue };
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
-            continue;
-        };
-        let eq = |want: &Option<String>, key: &str| {
-            want.as_ref()
-                .is_none_or(|w| field(&v, key).as_deref() == Some(w.as_str()))
-        };
-        if !(eq(&f.session, "session_id")
-            && eq(&f.decision, "decision")
-            && eq(&f.decided_by, "decided_by")
-            && eq(&f.client, "client"))
-        {
-            continue;
-        }
-        if since.is_some() || until.is_some() {
-            let Some(t) = field(&v, "time")
-                .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
-                .map(|d| d.with_timezone(&chrono::Utc))
-            else {
-                continue;
-            };
-            if since.is_some_and(|s| t < s) || until.is_some_and(|u| t >= u) {
-                continue;
-            }
-        }
-        matched.push_back(line);
+    let read = guardian::audit_report::for_each_record(path, f, |line, _| {
+        matched.push_back(line.to_string());
         if let Some(n) = limit
             && matched.len() > n
         {
             matched.pop_front();
         }
+    });
+    if let Err(e) = read {
+        eprintln!("guardian audit: cannot open {}: {e}", path.display());
+        return ExitCode::from(2);
     }
     for line in matched {
         println!("{line}");
     }
     ExitCode::SUCCESS
+}
+
+fn audit_summary(
+    path: &std::path::Path,
+    f: &guardian::audit_report::Filter,
+    format: SummaryFormat,
+) -> ExitCode {
+    match guardian::audit_report::summarize(path, f) {
+        Ok(s) => {
+            match format {
+                SummaryFormat::Text => print!("{}", s.to_text()),
+                SummaryFormat::Markdown => print!("{}", s.to_markdown()),
+                SummaryFormat::Json => println!("{}", s.to_json()),
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!(
+                "guardian audit summary: cannot open {}: {e}",
+                path.display()
+            );
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn label_files(files: &[PathBuf]) -> ExitCode {

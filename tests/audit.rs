@@ -323,3 +323,66 @@ fn kill_9_rounds(audit_keys: &str) {
     let lost: Vec<&String> = acks.iter().filter(|id| !recorded.contains(*id)).collect();
     assert!(lost.is_empty(), "answered but not recorded: {lost:?}");
 }
+
+/// `guardian audit summary`: counts, the denials with their reasons, breaker interrupts and the
+/// chain, in text, Markdown and JSON; the filters apply; a tampered log says so.
+#[tokio::test]
+async fn the_summary_counts_decisions_and_checks_the_chain() {
+    let h = Harness::new("[reviewer]\nbackend = \"none\"\n");
+    for (cmd, session) in [("git status", "s-a"), ("make build", "s-b")] {
+        let (status, _) = h.review(shell(cmd, session)).await;
+        assert_eq!(status, 200);
+    }
+    // Three denials in one session: the third trips the breaker.
+    for _ in 0..3 {
+        h.review(shell("git push origin main", "s-c")).await;
+    }
+    h.guardian.flush_audit().await.expect("flushed");
+    let path = h.audit_path.display().to_string();
+    let run = |args: &[&str]| {
+        let mut all = vec!["audit", "--file", path.as_str(), "summary"];
+        all.extend_from_slice(args);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_guardian"))
+            .args(&all)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let v: Value = serde_json::from_str(&run(&["--format", "json"])).expect("JSON");
+    assert_eq!(v["records"], 5);
+    assert_eq!(v["allowed"], 1);
+    assert_eq!(v["denied"], 4);
+    assert_eq!(v["by_stage"]["rule"]["deny"], 3);
+    assert_eq!(v["by_stage"]["fallback"]["deny"], 1);
+    assert_eq!(v["fallback_errors"]["not_configured"], 1);
+    assert!(v["breaker_interrupts"].as_u64().unwrap_or(0) >= 1, "{v}");
+    assert_eq!(v["chain"]["ok"], true);
+    assert_eq!(v["denials"][0]["action"], "make build", "oldest first");
+    assert_eq!(v["denials"][1]["action"], "git push origin main");
+    assert_eq!(v["denials"][1]["rule"], "Bash(git push *)");
+    let text = run(&[]);
+    assert!(text.contains("5 decisions"), "{text}");
+    assert!(text.contains("audit chain: intact"), "{text}");
+    assert!(
+        text.contains("[rule Bash(git push *)] git push origin main"),
+        "{text}"
+    );
+    let md = run(&["--format", "markdown"]);
+    assert!(md.starts_with("## guardian decisions"), "{md}");
+    assert!(md.contains("| rule | 1 | 3 |"), "{md}");
+    // Filters apply to the counts.
+    let v: Value = serde_json::from_str(&run(&["--format", "json", "--decided-by", "fallback"]))
+        .expect("JSON");
+    assert_eq!(v["records"], 1);
+    // A tampered record breaks the chain, and the summary says so.
+    let text = std::fs::read_to_string(&h.audit_path).expect("read");
+    std::fs::write(&h.audit_path, text.replacen("git status", "git st4tus", 1)).expect("write");
+    let out = run(&[]);
+    assert!(out.contains("audit chain: BROKEN"), "{out}");
+}

@@ -793,7 +793,7 @@ async fn every_answer_kind_holds_under_every_agents_parser() {
 async fn the_permission_prompt_tool_answers_in_its_contract() {
     use guardian::integrations::mcp::{InProcess, approve};
     let h = Harness::new("[reviewer]\nbackend = \"none\"\n");
-    let decider = InProcess(h.guardian.clone());
+    let decider = InProcess(h.guardian.clone(), "mcp");
     let cases = [
         ("Bash", json!({"command": "git status"}), Want::Runs),
         (

@@ -101,7 +101,10 @@ async fn bridge_answers_every_permission_request() {
     let addr = serve(app).await;
 
     let h = Harness::new("[reviewer]\nbackend = \"none\"\n");
-    let decider = Arc::new(guardian::integrations::mcp::InProcess(h.guardian.clone()));
+    let decider = Arc::new(guardian::integrations::mcp::InProcess(
+        h.guardian.clone(),
+        "opencode",
+    ));
     let bridge = Arc::new(
         guardian::integrations::opencode::Bridge::new(
             &format!("http://{addr}"),
@@ -156,9 +159,10 @@ async fn bridge_answers_every_permission_request() {
         *fake.connections.lock().expect("lock") >= 2,
         "the bridge reconnected"
     );
-    // The decisions were audited as OpenCode's.
+    // The decisions were audited as OpenCode's, asked by the bridge.
     let recs = h.audit_records();
     assert!(recs.iter().all(|r| r["agent"] == "opencode"));
+    assert!(recs.iter().all(|r| r["client"] == "opencode"), "{recs:?}");
     assert!(recs.iter().any(|r| r["session_id"] == "ses_1"));
 }
 
@@ -239,7 +243,7 @@ async fn the_bridge_defers_to_the_user_only_when_nothing_could_review() {
     use guardian::config::Unreviewed;
     use guardian::integrations::opencode::{PermissionRequest, Reply, decide, requests};
     let h = Harness::new("[reviewer]\nbackend = \"none\"\n");
-    let decider = guardian::integrations::mcp::InProcess(h.guardian.clone());
+    let decider = guardian::integrations::mcp::InProcess(h.guardian.clone(), "opencode");
     let p = |permission: &str, patterns: &[&str], metadata: Value| PermissionRequest {
         id: "x".into(),
         session_id: Some(format!("ses-{}", patterns.join(","))),
@@ -355,7 +359,10 @@ async fn a_silent_event_stream_leaves_no_request_unanswered() {
         .with_state(fake.clone());
     let addr = serve(app).await;
     let h = Harness::new("[reviewer]\nbackend = \"none\"\n");
-    let decider = Arc::new(guardian::integrations::mcp::InProcess(h.guardian.clone()));
+    let decider = Arc::new(guardian::integrations::mcp::InProcess(
+        h.guardian.clone(),
+        "opencode",
+    ));
     let bridge = Arc::new(
         guardian::integrations::opencode::Bridge::new(
             &format!("http://{addr}"),

@@ -173,12 +173,16 @@ pub async fn serve_stdio(decider: &dyn Decider) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Decides in-process, through the same pipeline as the server.
-pub struct InProcess(pub std::sync::Arc<crate::pipeline::Guardian>);
+/// Decides in-process, through the same pipeline as the server, as the named client (`mcp`,
+/// `opencode`: what audit records and per-client limits see).
+pub struct InProcess(
+    pub std::sync::Arc<crate::pipeline::Guardian>,
+    pub &'static str,
+);
 
 impl Decider for InProcess {
     fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, String>> {
-        Box::pin(async move { Ok(self.0.review(req, "mcp").await) })
+        Box::pin(async move { Ok(self.0.review(req, self.1).await) })
     }
 
     fn decide_all(
@@ -190,7 +194,7 @@ impl Decider for InProcess {
             if reqs.is_empty() {
                 return Err("nothing to review".into());
             }
-            Ok(self.0.review_all(reqs, "mcp", mode).await)
+            Ok(self.0.review_all(reqs, self.1, mode).await)
         })
     }
 }

@@ -271,6 +271,9 @@ class TestOpenCode(OpenCodeCase):
         self.assertNotRan(self.ws("PWNED"))
         self.assertEqual([d[:2] for d in self.decisions()], [("allow", "rule"), ("deny", "rule")],
                          self.explain())
+        out = self.tool_result_texts()
+        self.assertEqual(len(out), 2, self.explain())
+        self.assertIn("denied by policy: Bash(git push *)", out[1], self.explain())
 
     def test_opencode_write_to_git_hooks_rejected(self):
         """The write tool (permission `edit`) to .git/hooks/pre-commit: a protected path, and with
@@ -285,3 +288,4 @@ class TestOpenCode(OpenCodeCase):
         out = self.tool_result_texts()
         self.assertEqual(len(out), 2, self.explain())
         self.assertIn("rejected permission", out[0], self.explain())
+        self.assertIn("is protected", out[0], self.explain())

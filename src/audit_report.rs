@@ -1,0 +1,430 @@
+//! Reading the audit log back: a typed filter for `guardian audit` queries, and the decision
+//! summary of `guardian audit summary` (a CI job's record of what an unattended agent was
+//! allowed and denied).
+//!
+//! This module owns reading records, never writing them: [`crate::audit`] owns the log, its hash
+//! chain and [`crate::audit::verify`]. A line that is not a JSON record is skipped here (verify
+//! is where a damaged log is reported).
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Which records a query or summary covers; every field set must match.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Only this session.
+    pub session: Option<String>,
+    /// Only records at or after this time.
+    pub since: Option<DateTime<Utc>>,
+    /// Only records before this time.
+    pub until: Option<DateTime<Utc>>,
+    /// Only `allow` or `deny`.
+    pub decision: Option<String>,
+    /// Only `rule`, `reviewer`, `session` or `fallback`.
+    pub decided_by: Option<String>,
+    /// Only this client.
+    pub client: Option<String>,
+}
+
+/// A filter value that is not acceptable, naming the flag.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+#[error("--{flag}: {message}")]
+pub struct FilterError {
+    /// The flag, e.g. `since`.
+    pub flag: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Parses an RFC 3339 time for `--flag`.
+pub fn parse_time(flag: &'static str, t: &str) -> Result<DateTime<Utc>, FilterError> {
+    DateTime::parse_from_rfc3339(t)
+        .map(|d| d.with_timezone(&Utc))
+        .map_err(|e| FilterError {
+            flag,
+            message: format!("{t:?} is not an RFC 3339 time: {e}"),
+        })
+}
+
+impl Filter {
+    /// Checks the enumerated fields.
+    pub fn validate(&self) -> Result<(), FilterError> {
+        for (flag, value, allowed) in [
+            ("decision", &self.decision, &["allow", "deny"][..]),
+            (
+                "decided-by",
+                &self.decided_by,
+                &["rule", "reviewer", "session", "fallback"][..],
+            ),
+        ] {
+            if let Some(v) = value
+                && !allowed.contains(&v.as_str())
+            {
+                return Err(FilterError {
+                    flag,
+                    message: format!("must be one of {}", allowed.join(", ")),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a record matches.
+    pub fn matches(&self, v: &Value) -> bool {
+        let field = |k: &str| v.get(k).and_then(Value::as_str);
+        let eq = |want: &Option<String>, key: &str| {
+            want.as_deref().is_none_or(|w| field(key) == Some(w))
+        };
+        if !(eq(&self.session, "session_id")
+            && eq(&self.decision, "decision")
+            && eq(&self.decided_by, "decided_by")
+            && eq(&self.client, "client"))
+        {
+            return false;
+        }
+        if self.since.is_some() || self.until.is_some() {
+            let Some(t) = field("time")
+                .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+                .map(|d| d.with_timezone(&Utc))
+            else {
+                return false;
+            };
+            if self.since.is_some_and(|s| t < s) || self.until.is_some_and(|u| t >= u) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Calls `each` with every record of the log that matches, as its line and parsed value.
+pub fn for_each_record(
+    path: &Path,
+    filter: &Filter,
+    mut each: impl FnMut(&str, &Value),
+) -> std::io::Result<()> {
+    let file = std::fs::File::open(path)?;
+    for line in std::io::BufReader::new(file).lines() {
+        let Ok(line) = line else { continue };
+        let Ok(v) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        if filter.matches(&v) {
+            each(&line, &v);
+        }
+    }
+    Ok(())
+}
+
+/// One denied action in a summary.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Denial {
+    /// When.
+    pub time: String,
+    /// The session.
+    pub session_id: String,
+    /// Which stage denied it.
+    pub decided_by: String,
+    /// The action, in one line (the command, path, URL or MCP tool).
+    pub action: String,
+    /// The rule, when one denied it.
+    pub rule: Option<String>,
+    /// Why.
+    pub rationale: String,
+}
+
+/// What a log (or the part a filter selects) says about the decisions in it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Summary {
+    /// Records counted.
+    pub records: u64,
+    /// Allowed and denied.
+    pub allowed: u64,
+    /// Denied.
+    pub denied: u64,
+    /// Counts by `decided_by`, then decision (`rule` → `deny` → 3).
+    pub by_stage: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Fallback denials by failure kind (`not_configured`, `timeout`, …).
+    pub fallback_errors: BTreeMap<String, u64>,
+    /// Questions handed to the user's prompt (`[hooks] unreviewed = "ask"`).
+    pub deferred_to_user: u64,
+    /// Times a session's circuit breaker told the agent to stop.
+    pub breaker_interrupts: u64,
+    /// Sessions seen.
+    pub sessions: u64,
+    /// Reviewer latency (ms) of the reviews a reviewer answered: median and 95th percentile.
+    pub reviewer_latency_ms: Option<(u64, u64)>,
+    /// Reviewer tokens, prompt and completion.
+    pub reviewer_tokens: (u64, u64),
+    /// The denied actions, oldest first (at most [`MAX_DENIALS`]).
+    pub denials: Vec<Denial>,
+    /// Denials not listed past [`MAX_DENIALS`].
+    pub denials_omitted: u64,
+    /// The hash chain: `Ok((records, head))`, or what is wrong and where.
+    pub chain: Result<(u64, String), String>,
+}
+
+/// Denials listed in a summary, at most.
+pub const MAX_DENIALS: usize = 50;
+
+/// The action of a record in one line.
+fn action_line(v: &Value) -> String {
+    let a = &v["action"];
+    let s = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("");
+    let text = match s("kind") {
+        "shell" => s("command").to_string(),
+        "read" => format!("read {}", s("path")),
+        "write" => format!("write {}", s("path")),
+        "fetch" => format!("fetch {}", s("url")),
+        "mcp" => format!("mcp {}/{}", s("server"), s("tool")),
+        other => other.to_string(),
+    };
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if flat.chars().count() > 160 {
+        format!("{}…", flat.chars().take(160).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+/// Summarises the records of `path` that `filter` selects, and checks the whole log's chain.
+pub fn summarize(path: &Path, filter: &Filter) -> std::io::Result<Summary> {
+    let mut s = Summary {
+        records: 0,
+        allowed: 0,
+        denied: 0,
+        by_stage: BTreeMap::new(),
+        fallback_errors: BTreeMap::new(),
+        deferred_to_user: 0,
+        breaker_interrupts: 0,
+        sessions: 0,
+        reviewer_latency_ms: None,
+        reviewer_tokens: (0, 0),
+        denials: Vec::new(),
+        denials_omitted: 0,
+        chain: Err("not checked".into()),
+    };
+    let mut sessions = std::collections::HashSet::new();
+    let mut latencies = Vec::new();
+    for_each_record(path, filter, |_, v| {
+        let str_of = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        s.records += 1;
+        let decision = str_of("decision");
+        let stage = str_of("decided_by");
+        *s.by_stage
+            .entry(stage.clone())
+            .or_default()
+            .entry(decision.clone())
+            .or_default() += 1;
+        sessions.insert(str_of("session_id"));
+        if v.get("deferred_to_user") == Some(&Value::Bool(true)) {
+            s.deferred_to_user += 1;
+        }
+        if v.get("interrupt").is_some_and(|i| !i.is_null()) {
+            s.breaker_interrupts += 1;
+        }
+        if stage == "reviewer" {
+            if let Some(ms) = v.get("latency_ms").and_then(Value::as_u64) {
+                latencies.push(ms);
+            }
+        }
+        if let Some(t) = v.get("tokens") {
+            s.reviewer_tokens.0 += t.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0);
+            s.reviewer_tokens.1 += t
+                .get("completion_tokens")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+        }
+        if decision == "allow" {
+            s.allowed += 1;
+            return;
+        }
+        s.denied += 1;
+        if stage == "fallback" {
+            *s.fallback_errors
+                .entry(
+                    v.get("error")
+                        .and_then(Value::as_str)
+                        .unwrap_or("unknown")
+                        .to_string(),
+                )
+                .or_default() += 1;
+        }
+        if s.denials.len() < MAX_DENIALS {
+            s.denials.push(Denial {
+                time: str_of("time"),
+                session_id: str_of("session_id"),
+                decided_by: stage,
+                action: action_line(v),
+                rule: v
+                    .get("rule")
+                    .and_then(|r| r.get("pattern"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                rationale: str_of("rationale"),
+            });
+        } else {
+            s.denials_omitted += 1;
+        }
+    })?;
+    s.sessions = sessions.len() as u64;
+    if !latencies.is_empty() {
+        latencies.sort_unstable();
+        let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize];
+        s.reviewer_latency_ms = Some((at(0.5), at(0.95)));
+    }
+    s.chain = crate::audit::verify(path)
+        .map(|v| (v.records, v.head))
+        .map_err(|e| e.to_string());
+    Ok(s)
+}
+
+impl Summary {
+    /// Plain text, for a CI log.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        out.push_str(&format!(
+            "guardian: {} decisions in {} sessions: {} allowed, {} denied\n",
+            self.records, self.sessions, self.allowed, self.denied
+        ));
+        for (stage, by) in &self.by_stage {
+            let parts: Vec<String> = by.iter().map(|(d, n)| format!("{n} {d}")).collect();
+            out.push_str(&format!("  by {stage}: {}\n", parts.join(", ")));
+        }
+        if !self.fallback_errors.is_empty() {
+            let parts: Vec<String> = self
+                .fallback_errors
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            out.push_str(&format!("  not reviewed: {}\n", parts.join(", ")));
+        }
+        if self.deferred_to_user > 0 {
+            out.push_str(&format!(
+                "  handed to the user's prompt: {}\n",
+                self.deferred_to_user
+            ));
+        }
+        out.push_str(&format!(
+            "  breaker interrupts: {}\n",
+            self.breaker_interrupts
+        ));
+        if let Some((p50, p95)) = self.reviewer_latency_ms {
+            out.push_str(&format!(
+                "  reviewer latency: p50 {p50} ms, p95 {p95} ms; tokens {} prompt, {} completion\n",
+                self.reviewer_tokens.0, self.reviewer_tokens.1
+            ));
+        }
+        out.push_str(&match &self.chain {
+            Ok((n, head)) => format!("  audit chain: intact ({n} records, head {head})\n"),
+            Err(e) => format!("  audit chain: BROKEN: {e}\n"),
+        });
+        if !self.denials.is_empty() {
+            out.push_str("denied:\n");
+            for d in &self.denials {
+                out.push_str(&format!(
+                    "  {} [{}{}] {}: {}\n",
+                    d.time,
+                    d.decided_by,
+                    d.rule
+                        .as_deref()
+                        .map(|r| format!(" {r}"))
+                        .unwrap_or_default(),
+                    d.action,
+                    d.rationale
+                ));
+            }
+            if self.denials_omitted > 0 {
+                out.push_str(&format!("  … and {} more\n", self.denials_omitted));
+            }
+        }
+        out
+    }
+
+    /// Markdown, for a job summary (`$GITHUB_STEP_SUMMARY`).
+    pub fn to_markdown(&self) -> String {
+        let cell = |t: &str| t.replace('|', "\\|").replace('\n', " ");
+        let mut out = String::from("## guardian decisions\n\n");
+        out.push_str(&format!(
+            "**{}** decisions in {} sessions: **{} allowed**, **{} denied**.\n\n",
+            self.records, self.sessions, self.allowed, self.denied
+        ));
+        out.push_str("| decided by | allow | deny |\n|---|---|---|\n");
+        for (stage, by) in &self.by_stage {
+            out.push_str(&format!(
+                "| {stage} | {} | {} |\n",
+                by.get("allow").copied().unwrap_or(0),
+                by.get("deny").copied().unwrap_or(0)
+            ));
+        }
+        out.push('\n');
+        if !self.fallback_errors.is_empty() {
+            let parts: Vec<String> = self
+                .fallback_errors
+                .iter()
+                .map(|(k, n)| format!("`{k}` {n}"))
+                .collect();
+            out.push_str(&format!("Not reviewed: {}.\n\n", parts.join(", ")));
+        }
+        out.push_str(&format!(
+            "Breaker interrupts: {}. Handed to the user's prompt: {}.\n\n",
+            self.breaker_interrupts, self.deferred_to_user
+        ));
+        if let Some((p50, p95)) = self.reviewer_latency_ms {
+            out.push_str(&format!(
+                "Reviewer latency p50 {p50} ms, p95 {p95} ms; tokens {} prompt, {} completion.\n\n",
+                self.reviewer_tokens.0, self.reviewer_tokens.1
+            ));
+        }
+        out.push_str(&match &self.chain {
+            Ok((n, head)) => format!("Audit chain: intact ({n} records, head `{head}`).\n\n"),
+            Err(e) => format!("Audit chain: **BROKEN**: {}\n\n", cell(e)),
+        });
+        if !self.denials.is_empty() {
+            out.push_str("| time | decided by | action | why |\n|---|---|---|---|\n");
+            for d in &self.denials {
+                let by = match &d.rule {
+                    Some(r) => format!("{} `{}`", d.decided_by, cell(r)),
+                    None => d.decided_by.clone(),
+                };
+                out.push_str(&format!(
+                    "| {} | {} | `{}` | {} |\n",
+                    cell(&d.time),
+                    by,
+                    cell(&d.action).replace('`', "'"),
+                    cell(&d.rationale)
+                ));
+            }
+            if self.denials_omitted > 0 {
+                out.push_str(&format!("\n… and {} more denials.\n", self.denials_omitted));
+            }
+        }
+        out
+    }
+
+    /// JSON.
+    pub fn to_json(&self) -> Value {
+        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
+        // The chain as {ok, records, head} or {ok: false, error}.
+        v["chain"] = match &self.chain {
+            Ok((n, head)) => serde_json::json!({"ok": true, "records": n, "head": head}),
+            Err(e) => serde_json::json!({"ok": false, "error": e}),
+        };
+        v["reviewer_latency_ms"] = match self.reviewer_latency_ms {
+            Some((p50, p95)) => serde_json::json!({"p50": p50, "p95": p95}),
+            None => Value::Null,
+        };
+        v["reviewer_tokens"] = serde_json::json!({
+            "prompt": self.reviewer_tokens.0, "completion": self.reviewer_tokens.1
+        });
+        v
+    }
+}
