@@ -101,10 +101,14 @@ pub fn forward_plain(
         .set_write_timeout(Some(left()?))
         .and_then(|()| stream.write_all(&out))
         .map_err(|e| format!("{url}: {e}"))?;
-    // Read the whole answer (the server closes after it), bounded in time and size.
+    // Read the answer until its declared length has arrived (or the server closes), bounded in
+    // time and size: waiting for the close would add the server's connection teardown.
     let mut answer = Vec::new();
     let mut buf = [0u8; 8192];
     loop {
+        if complete_length(&answer).is_some_and(|n| answer.len() >= n) {
+            break;
+        }
         stream
             .set_read_timeout(Some(left()?))
             .map_err(|e| format!("{url}: {e}"))?;
@@ -151,6 +155,22 @@ pub fn forward_plain(
         return Err(format!("{url} answered HTTP {status}"));
     }
     Ok(Bytes::copy_from_slice(body))
+}
+
+/// The total length of an answer whose head has arrived and declares a `Content-Length`.
+fn complete_length(answer: &[u8]) -> Option<usize> {
+    let mut headers = [httparse::EMPTY_HEADER; 32];
+    let mut resp = httparse::Response::new(&mut headers);
+    let httparse::Status::Complete(head) = resp.parse(answer).ok()? else {
+        return None;
+    };
+    let len = resp
+        .headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("content-length"))
+        .and_then(|h| std::str::from_utf8(h.value).ok())
+        .and_then(|v| v.trim().parse::<usize>().ok())?;
+    Some(head + len)
 }
 
 /// The largest answer read.
