@@ -71,6 +71,20 @@ async fn pending(State(f): State<Fake>) -> Json<Value> {
     }
 }
 
+/// The session's messages, as OpenCode's `GET /session/:id/message` lists them.
+async fn messages(Path(id): Path<String>) -> Json<Value> {
+    if id != "ses_1" {
+        return Json(json!([]));
+    }
+    Json(json!([
+        {"info": {"id": "msg_1", "sessionID": "ses_1", "role": "user"},
+         "parts": [{"type": "text", "text": "Fix the failing test in src/lib.rs"}]},
+        {"info": {"id": "msg_2", "sessionID": "ses_1", "role": "assistant"},
+         "parts": [{"type": "text", "text": "I will look at the test."},
+                   {"type": "tool", "tool": "bash", "state": {"input": {"command": "git status"}}}]}
+    ]))
+}
+
 async fn reply(
     State(f): State<Fake>,
     Path(id): Path<String>,
@@ -97,6 +111,7 @@ async fn bridge_answers_every_permission_request() {
         .route("/event", get(events))
         .route("/permission", get(pending))
         .route("/permission/{id}/reply", post(reply))
+        .route("/session/{id}/message", get(messages))
         .with_state(fake.clone());
     let addr = serve(app).await;
 
@@ -163,6 +178,13 @@ async fn bridge_answers_every_permission_request() {
     let recs = h.audit_records();
     assert!(recs.iter().all(|r| r["agent"] == "opencode"));
     assert!(recs.iter().all(|r| r["client"] == "opencode"), "{recs:?}");
+    // The session's first user message is the intent the reviewer sees.
+    assert!(
+        recs.iter()
+            .filter(|r| r["session_id"] == "ses_1")
+            .all(|r| r["intent"] == "Fix the failing test in src/lib.rs"),
+        "{recs:?}"
+    );
     assert!(recs.iter().any(|r| r["session_id"] == "ses_1"));
 }
 

@@ -18,7 +18,9 @@ use serde_json::{Value, json};
 use super::contract::HookAnswer;
 use super::mcp::Decider;
 use crate::config::Unreviewed;
-use crate::request::{Action, Escalation, EscalationKind, ReviewRequest, SessionInfo};
+use crate::request::{
+    Action, Escalation, EscalationKind, ReviewRequest, Role, SessionInfo, TranscriptEntry,
+};
 use crate::verdict::Decision;
 
 /// A permission request, as OpenCode sends it.
@@ -162,6 +164,76 @@ pub async fn decide(
     cwd: Option<&str>,
     mode: Unreviewed,
 ) -> Reply {
+    decide_in(p, decider, cwd, mode, &Conversation::default()).await
+}
+
+/// What the session said before the request: the user's first message (the intent) and the
+/// conversation (untrusted evidence for the reviewer).
+#[derive(Debug, Clone, Default)]
+pub struct Conversation {
+    /// The user's first message.
+    pub intent: Option<String>,
+    /// The messages, oldest first.
+    pub transcript: Vec<TranscriptEntry>,
+}
+
+impl Conversation {
+    /// From OpenCode's `GET /session/:id/message` answer: `[{info: {role}, parts: [{type:
+    /// "text", text} | {type: "tool", tool, state: {input}} …]}]`.
+    pub fn from_messages(messages: &Value) -> Conversation {
+        let mut c = Conversation::default();
+        for m in messages.as_array().into_iter().flatten() {
+            let role = match m.pointer("/info/role").and_then(Value::as_str) {
+                Some("user") => Role::User,
+                Some("assistant") => Role::Assistant,
+                _ => continue,
+            };
+            for part in m
+                .get("parts")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let content = match part.get("type").and_then(Value::as_str) {
+                    Some("text") => part
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    Some("tool") => format!(
+                        "calls {}: {}",
+                        part.get("tool").and_then(Value::as_str).unwrap_or("a tool"),
+                        part.pointer("/state/input")
+                            .map(Value::to_string)
+                            .unwrap_or_default()
+                    ),
+                    _ => continue,
+                };
+                if content.trim().is_empty() {
+                    continue;
+                }
+                if role == Role::User && c.intent.is_none() {
+                    c.intent = Some(content.clone());
+                }
+                c.transcript.push(TranscriptEntry {
+                    role,
+                    content,
+                    name: None,
+                });
+            }
+        }
+        c
+    }
+}
+
+/// [`decide`], with what the session said before the request.
+pub async fn decide_in(
+    p: &PermissionRequest,
+    decider: &dyn Decider,
+    cwd: Option<&str>,
+    mode: Unreviewed,
+    conversation: &Conversation,
+) -> Reply {
     if NO_OP_PERMISSIONS.contains(&p.permission.as_str()) {
         return Reply::Once;
     }
@@ -173,7 +245,14 @@ pub async fn decide(
         return undecided("the agent repeated the same call: stop and report to the user".into());
     }
     let reqs = match requests(p, cwd) {
-        Ok(r) => r,
+        Ok(r) => r
+            .into_iter()
+            .map(|mut req| {
+                req.intent.clone_from(&conversation.intent);
+                req.transcript.clone_from(&conversation.transcript);
+                req
+            })
+            .collect(),
         Err(e) if e.contains("is not known to guardian") => return undecided(e),
         Err(e) => return Reply::Reject(format!("denied by guardian: {e}")),
     };
@@ -254,8 +333,15 @@ impl Bridge {
                 return;
             }
         }
-        let (reply, body) = match decide(&p, self.decider.as_ref(), self.cwd.as_deref(), self.mode)
-            .await
+        let conversation = self.conversation(p.session_id.as_deref()).await;
+        let (reply, body) = match decide_in(
+            &p,
+            self.decider.as_ref(),
+            self.cwd.as_deref(),
+            self.mode,
+            &conversation,
+        )
+        .await
         {
             Reply::Once => ("once", json!({"reply": "once"})),
             Reply::Reject(message) => ("reject", json!({"reply": "reject", "message": message})),
@@ -287,6 +373,32 @@ impl Bridge {
             tokio::time::sleep(delay).await;
             delay *= 2;
         }
+    }
+
+    /// The session's conversation so far (`GET /session/:id/message`), best effort: a session
+    /// OpenCode cannot list in 3 s is reviewed without it.
+    async fn conversation(&self, session: Option<&str>) -> Conversation {
+        let Some(session) = session else {
+            return Conversation::default();
+        };
+        let url = format!("{}/session/{session}/message", self.base);
+        let messages = async {
+            let resp = self
+                .client
+                .get(&url)
+                .timeout(Duration::from_secs(3))
+                .send()
+                .await
+                .ok()?;
+            if !resp.status().is_success() {
+                return None;
+            }
+            resp.json::<Value>().await.ok()
+        }
+        .await;
+        messages
+            .map(|m| Conversation::from_messages(&m))
+            .unwrap_or_default()
     }
 
     async fn answer_pending(self: &Arc<Self>) {
