@@ -930,17 +930,9 @@ fn forward_hook(args: &HookArgs, agent: &str) -> ExitCode {
         Ok(t) => t,
         Err(e) => return block(e),
     };
-    match serde_json::from_slice::<serde_json::Value>(&text) {
-        Ok(v) if v.as_object().is_some_and(serde_json::Map::is_empty) => ExitCode::SUCCESS,
-        Ok(v) if v.is_object() => {
-            use std::io::Write as _;
-            let mut out = std::io::stdout().lock();
-            match out.write_all(&text).and_then(|()| out.write_all(b"\n")) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => block(format!("cannot write the answer: {e}")),
-            }
-        }
-        _ => block("the answer is not a JSON object".into()),
+    match guardian::integrations::hook_client::emit(&text, &mut std::io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => block(e),
     }
 }
 

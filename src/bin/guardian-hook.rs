@@ -4,7 +4,7 @@
 //! stdout (nothing for "no decision"), exit 2 with the reason on stderr whenever the server
 //! cannot answer (a block). `http://` servers only; `guardian hook` also speaks `https://`.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -69,15 +69,8 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(e) => return block(e),
     };
-    match serde_json::from_slice::<serde_json::Value>(&answer) {
-        Ok(v) if v.as_object().is_some_and(serde_json::Map::is_empty) => ExitCode::SUCCESS,
-        Ok(v) if v.is_object() => {
-            let mut out = std::io::stdout().lock();
-            match out.write_all(&answer).and_then(|()| out.write_all(b"\n")) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => block(format!("cannot write the answer: {e}")),
-            }
-        }
-        _ => block("the answer is not a JSON object".into()),
+    match guardian::integrations::hook_client::emit(&answer, &mut std::io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => block(e),
     }
 }

@@ -157,6 +157,20 @@ pub fn forward_plain(
     Ok(Bytes::copy_from_slice(body))
 }
 
+/// Writes a hook answer as the agent reads it: nothing for `{}` (no decision, which every agent
+/// reads as "no objection"), the JSON object and a newline otherwise. Anything that is not a JSON
+/// object is an error (the caller blocks).
+pub fn emit(answer: &[u8], out: &mut impl std::io::Write) -> Result<(), String> {
+    match serde_json::from_slice::<serde_json::Value>(answer) {
+        Ok(v) if v.as_object().is_some_and(serde_json::Map::is_empty) => Ok(()),
+        Ok(v) if v.is_object() => out
+            .write_all(answer)
+            .and_then(|()| out.write_all(b"\n"))
+            .map_err(|e| format!("cannot write the answer: {e}")),
+        _ => Err("the answer is not a JSON object".into()),
+    }
+}
+
 /// The total length of an answer whose head has arrived and declares a `Content-Length`.
 fn complete_length(answer: &[u8]) -> Option<usize> {
     let mut headers = [httparse::EMPTY_HEADER; 32];
