@@ -349,13 +349,15 @@ impl Guardian {
         client: &str,
         mode: Unreviewed,
     ) -> ReviewResponse {
-        let mut reqs = req.expand();
-        if reqs.len() == 1
-            && let Some(one) = reqs.pop()
-        {
-            return self.review_one(one, client, mode).await.0;
+        let expands = req
+            .escalation
+            .as_ref()
+            .is_some_and(|e| !e.read.is_empty() || !e.write.is_empty());
+        if expands {
+            // review_all expands it into itself and one read or write per path.
+            return self.review_all(vec![req], client, mode).await;
         }
-        self.review_all(reqs, client, mode).await
+        self.review_one(req, client, mode).await.0
     }
 
     /// Reviews requests that must ALL be allowed (the files of a patch, an escalation's paths, a

@@ -203,6 +203,13 @@ async fn the_api_takes_escalations_and_names_bad_fields() {
     assert_eq!(out["decision"], "deny", "{out}");
     assert_eq!(out["decided_by"], "fallback");
     assert_eq!(out["unreviewed"], true, "no reviewer could answer: {out}");
+    // An escalation naming two paths is three reviews, each audited once.
+    let before = h.audit_records().len();
+    body["escalation"] = json!({"kind": "additional_permissions",
+        "read": ["/work/repo/src/a.rs"], "write": ["/work/repo/src/b.rs"]});
+    h.review(body.clone()).await;
+    let recs = h.audit_records();
+    assert_eq!(recs.len() - before, 3, "{:?}", &recs[before..]);
     // A protected extra write is never rule-allowed: with no reviewer, denied.
     body["escalation"] =
         json!({"kind": "additional_permissions", "write": ["/work/repo/.git/hooks/pre-commit"]});
