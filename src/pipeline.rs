@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::audit::{AuditLog, AuditRecord};
 use crate::config::{BackendKind, Config, Unreviewed};
-use crate::normalize::{Context, normalize_guarded};
+use crate::normalize::{Context, NormalizedAction, normalize_guarded};
 use crate::policy::{Evaluation, Policy, PolicyError};
 use crate::request::{EscalationKind, ReviewRequest};
 use crate::reviewer::openai::OpenAiReviewer;
@@ -597,7 +597,7 @@ impl Guardian {
     }
 
     async fn decide(
-        &self,
+        self: &Arc<Self>,
         req: &ReviewRequest,
         session: &str,
         review_id: &str,
@@ -607,7 +607,7 @@ impl Guardian {
         let cwd = ctx.cwd.display().to_string();
         let action =
             normalize_guarded(&req.action, &ctx, &self.parse_permits, PARSE_DEADLINE).await;
-        let mut eval = self.policy.evaluate(&action, &ctx);
+        let mut eval = self.evaluate(action, &ctx).await;
         let base = Outcome {
             decision: Decision::Deny,
             decided_by: DecidedBy::Rule,
@@ -890,6 +890,34 @@ impl Guardian {
                 }
                 Err(e) => return Err(e),
             }
+        }
+    }
+}
+
+impl Guardian {
+    /// Evaluates the policy. An action that reads directory trees may walk the file system
+    /// (bounded: [`crate::policy::tree`]), so it is evaluated on the blocking pool, never on the
+    /// runtime's threads; a panic there is re-raised here (and becomes a deny).
+    async fn evaluate(self: &Arc<Self>, action: NormalizedAction, ctx: &Context) -> Evaluation {
+        let walks = match &action {
+            NormalizedAction::ReadTree(_) => true,
+            NormalizedAction::Shell(a) => a.commands.iter().any(|c| !c.tree_reads.is_empty()),
+            _ => false,
+        };
+        if !walks {
+            return self.policy.evaluate(&action, ctx);
+        }
+        let me = Arc::clone(self);
+        let ctx = ctx.clone();
+        match tokio::task::spawn_blocking(move || me.policy.evaluate(&action, &ctx)).await {
+            Ok(eval) => eval,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => Evaluation {
+                effect: Effect::Deny,
+                rule: None,
+                reason: "the policy evaluation was cancelled".into(),
+                facts: Vec::new(),
+            },
         }
     }
 }
