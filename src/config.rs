@@ -681,13 +681,8 @@ impl Config {
         };
         if cfg.audit.path.is_relative() {
             let base = match path {
-                Some(p) => {
-                    let dir = p.parent().map(Path::to_path_buf).unwrap_or_default();
-                    // Absolute, so the same file is found whatever the working directory later.
-                    std::env::current_dir()
-                        .map(|cwd| crate::normalize::normalize_lexically(&cwd.join(&dir)))
-                        .unwrap_or(dir)
-                }
+                // Absolute, so the same file is found whatever the working directory later.
+                Some(p) => crate::normalize::absolute(p.parent().unwrap_or(Path::new(""))),
                 None => state_dir(),
             };
             cfg.audit.path = base.join(&cfg.audit.path);

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::audit::{AuditLog, AuditRecord};
 use crate::config::{BackendKind, Config, Unreviewed};
-use crate::normalize::{Context, NormalizedAction, normalize_guarded};
+use crate::normalize::{Context, NormalizedAction, absolute, normalize_guarded};
 use crate::policy::{Evaluation, Policy, PolicyError};
 use crate::request::{EscalationKind, ReviewRequest};
 use crate::reviewer::openai::OpenAiReviewer;
@@ -72,17 +72,6 @@ pub struct Guardian {
 const PARSE_DEADLINE: Duration = Duration::from_secs(2);
 /// Shell parses running at once, at most.
 const PARSE_CONCURRENCY: usize = 4;
-
-fn absolute(p: &Path) -> PathBuf {
-    let abs = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(p))
-            .unwrap_or_else(|_| p.to_path_buf())
-    };
-    crate::normalize::normalize_lexically(&abs)
-}
 
 /// What a stage decided, before it is recorded.
 #[derive(Debug, Clone)]
@@ -377,18 +366,13 @@ impl Guardian {
             .flat_map(ReviewRequest::expand)
             .map(|req| async move { self.review_one(req, client, mode).await.0 })
             .collect();
-        let mut last_allow = None;
-        let mut unreviewed = None;
+        let mut all = crate::verdict::AllAllowed::default();
         while let Some(resp) = pending.next().await {
-            match resp.decision {
-                Decision::Allow => last_allow = Some(resp),
-                Decision::Deny if resp.unreviewed => {
-                    unreviewed.get_or_insert(resp);
-                }
-                Decision::Deny => return resp,
+            if let Some(deny) = all.push(resp) {
+                return deny;
             }
         }
-        match unreviewed.or(last_allow) {
+        match all.finish() {
             Some(resp) => resp,
             None => ReviewResponse {
                 id: format!("rev_{}", ulid::Ulid::new()),

@@ -223,18 +223,18 @@ pub fn plan(o: &Options) -> Result<Vec<Plan>, InstallError> {
             ..o.clone()
         };
         let user_path = settings_path(&user);
-        let hooks_file = absolute(&path);
+        let hooks_file = crate::normalize::absolute(&path);
         let groups = codex_group_indices(&plans[0].new);
         if user_path == path {
             let p = &mut plans[0];
             let (text, changes) =
-                add_codex_trust(&p.new, &hooks_file, &groups, o).map_err(invalid(&path))?;
+                add_codex_trust(&p.new, &hooks_file, &groups).map_err(invalid(&path))?;
             p.new = text;
             p.changes.extend(changes);
         } else {
             let old = read_existing(&user_path)?;
             let (new, changes) =
-                add_codex_trust(old.as_deref().unwrap_or(""), &hooks_file, &groups, o)
+                add_codex_trust(old.as_deref().unwrap_or(""), &hooks_file, &groups)
                     .map_err(invalid(&user_path))?;
             plans.push(Plan {
                 path: user_path,
@@ -248,16 +248,6 @@ pub fn plan(o: &Options) -> Result<Vec<Plan>, InstallError> {
         }
     }
     Ok(plans)
-}
-
-fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| crate::normalize::normalize_lexically(&d.join(p)))
-            .unwrap_or_else(|_| p.to_path_buf())
-    }
 }
 
 /// Codex's trust hash of one command hook: `sha256:` and the hex SHA-256 of the compact,
@@ -320,10 +310,8 @@ fn add_codex_trust(
     text: &str,
     hooks_file: &Path,
     groups: &[(String, &'static str, usize, String, String)],
-    o: &Options,
 ) -> Result<(String, Vec<String>), String> {
     use toml_edit::{DocumentMut, Item, Table, value};
-    let _ = o;
     let mut doc: DocumentMut = text.parse().map_err(|e| format!("not valid TOML ({e})"))?;
     let hooks = doc.entry("hooks").or_insert_with(|| {
         let mut t = Table::new();

@@ -36,24 +36,13 @@ pub trait Decider: Send + Sync {
     ) -> BoxFuture<'_, Result<ReviewResponse, String>> {
         let _ = mode;
         Box::pin(async move {
-            let mut last_allow = None;
-            let mut unreviewed = None;
-            if reqs.is_empty() {
-                return Err("nothing to review".into());
-            }
+            let mut all = crate::verdict::AllAllowed::default();
             for req in reqs {
-                let resp = self.decide(req).await?;
-                match resp.decision {
-                    Decision::Allow => last_allow = Some(resp),
-                    Decision::Deny if resp.unreviewed => {
-                        unreviewed.get_or_insert(resp);
-                    }
-                    Decision::Deny => return Ok(resp),
+                if let Some(deny) = all.push(self.decide(req).await?) {
+                    return Ok(deny);
                 }
             }
-            unreviewed
-                .or(last_allow)
-                .ok_or_else(|| "nothing to review".to_string())
+            all.finish().ok_or_else(|| "nothing to review".to_string())
         })
     }
 }

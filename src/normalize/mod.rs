@@ -236,6 +236,19 @@ fn normalize_non_shell(action: &Action, ctx: &Context) -> NormalizedAction {
     }
 }
 
+/// `p` made absolute against the process's working directory, `.`/`..` removed lexically (for
+/// guardian's own files: configs, audit logs, imports, settings files).
+pub fn absolute(p: &Path) -> PathBuf {
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    normalize_lexically(&abs)
+}
+
 /// Resolves `path` against `base`: expands a leading `~`, joins relative paths, and removes
 /// `.` and `..` lexically (symlinks are not followed; `..` above `/` stays at `/`).
 pub fn resolve_path(path: &str, base: &Path, home: Option<&Path>) -> PathBuf {

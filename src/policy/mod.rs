@@ -131,7 +131,7 @@ impl Policy {
                         tracing::warn!(import = %path.display(), "{w}");
                     }
                     specs.extend(imported.rules);
-                    own_files.push(crate::normalize::normalize_lexically(&absolute(&path)));
+                    own_files.push(crate::normalize::absolute(&path));
                 }
                 Err(e) => errors.push(PolicyError {
                     source_loc: source,
@@ -833,16 +833,6 @@ impl Policy {
             unsure.push(why);
         }
         (files, unsure)
-    }
-}
-
-fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(p))
-            .unwrap_or_else(|_| p.to_path_buf())
     }
 }
 
