@@ -243,6 +243,17 @@ fn cut_torn_tail(file: &mut File) -> io::Result<()> {
     }
 }
 
+/// The `seq` of the last record of the log at `path`: 0 when the file is missing or empty, or
+/// when its last line is not a chained record. Reads only the file's tail, so a caller can mark
+/// where a run starts (`guardian run` summarises only the records after it).
+pub fn last_seq(path: &Path) -> io::Result<u64> {
+    match File::open(path) {
+        Ok(mut f) => last_link(&mut f).map(|c| c.seq),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(0),
+        Err(e) => Err(e),
+    }
+}
+
 /// The chain position after the file's last record (the file ends with a newline or is empty).
 fn last_link(file: &mut File) -> io::Result<Chain> {
     let len = file.metadata()?.len();

@@ -29,6 +29,9 @@ pub struct Filter {
     pub decided_by: Option<String>,
     /// Only this client.
     pub client: Option<String>,
+    /// Only records whose `seq` is greater (the records written after a point, e.g. one
+    /// `guardian run`).
+    pub after_seq: Option<u64>,
 }
 
 /// A filter value that is not acceptable, naming the flag.
@@ -84,6 +87,13 @@ impl Filter {
             && eq(&self.decision, "decision")
             && eq(&self.decided_by, "decided_by")
             && eq(&self.client, "client"))
+        {
+            return false;
+        }
+        if let Some(after) = self.after_seq
+            && v.get("seq")
+                .and_then(Value::as_u64)
+                .is_none_or(|seq| seq <= after)
         {
             return false;
         }

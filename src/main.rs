@@ -168,6 +168,34 @@ enum Command {
         #[arg(long)]
         trust: bool,
     },
+    /// Run an agent with guardian answering its approvals, for this run only: starts guardian
+    /// on a loopback port (or uses --server), wires the agent to it on its command line and
+    /// environment (no settings file is touched), passes its stdio through, forwards
+    /// SIGINT/SIGTERM/SIGHUP, prints a decision summary to stderr and exits with the agent's
+    /// exit code. Headless: what nothing could review is denied.
+    Run {
+        /// Config file (default: the embedded defaults, with the local model if it is running).
+        /// With --server, only its [audit] path is read, for the summary.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The agent the command runs (auto: from the program's name: claude, codex, opencode;
+        /// anything else is generic and only gets GUARDIAN_URL).
+        #[arg(long, value_enum, default_value = "auto")]
+        agent: RunAgent,
+        /// Use this running guardian server instead of starting one.
+        #[arg(long)]
+        server: Option<String>,
+        /// Exit 3 when the agent succeeded but guardian denied an action.
+        #[arg(long)]
+        fail_on_deny: bool,
+        /// Also append the summary as Markdown to this file (in GitHub Actions:
+        /// "$GITHUB_STEP_SUMMARY").
+        #[arg(long)]
+        summary: Option<PathBuf>,
+        /// The agent's command.
+        #[arg(last = true, required = true)]
+        command: Vec<String>,
+    },
     /// Print the effective rules with their sources (or explain, test, import).
     Policy {
         /// Config file (default: the embedded policies/default.toml).
@@ -208,6 +236,21 @@ struct HookArgs {
     /// prompt asks the user). Default: the server's `[hooks] unreviewed`.
     #[arg(long, value_enum)]
     unreviewed: Option<guardian::config::Unreviewed>,
+}
+
+/// `guardian run --agent`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum RunAgent {
+    /// From the program's name.
+    Auto,
+    /// Claude Code.
+    ClaudeCode,
+    /// Codex.
+    Codex,
+    /// OpenCode.
+    Opencode,
+    /// Any other program: GUARDIAN_URL only.
+    Generic,
 }
 
 #[derive(Subcommand)]
@@ -284,7 +327,10 @@ fn main() -> ExitCode {
     // broken pipe. Long-running adapters keep Rust's default (SIGPIPE ignored).
     if !matches!(
         cli.command,
-        Command::Serve { .. } | Command::Mcp { .. } | Command::Opencode { .. }
+        Command::Serve { .. }
+            | Command::Mcp { .. }
+            | Command::Opencode { .. }
+            | Command::Run { .. }
     ) {
         // SAFETY: restoring the default disposition of SIGPIPE before any thread is started.
         unsafe {
@@ -411,6 +457,24 @@ async fn run(cli: Cli) -> ExitCode {
                 Some(AuditCommand::Summary { format }) => audit_summary(&path, &filter, format),
                 None => audit_query(&path, &filter, limit),
             }
+        }
+        Command::Run {
+            config,
+            agent,
+            server,
+            fail_on_deny,
+            summary,
+            command,
+        } => {
+            run_agent(RunArgs {
+                config,
+                agent,
+                server,
+                fail_on_deny,
+                summary,
+                command,
+            })
+            .await
         }
         Command::Init { path, force } => init(&path, force),
         Command::Install {
@@ -628,6 +692,231 @@ async fn serve(config: Option<PathBuf>, listen: Option<String>) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `guardian run`'s arguments.
+struct RunArgs {
+    config: Option<PathBuf>,
+    agent: RunAgent,
+    server: Option<String>,
+    fail_on_deny: bool,
+    summary: Option<PathBuf>,
+    command: Vec<String>,
+}
+
+/// A fresh bearer token: 32 random bytes, hex.
+fn random_token() -> String {
+    let bytes: Vec<u8> = (0..32).map(|_| fastrand::u8(..)).collect();
+    hex::encode(bytes)
+}
+
+/// The exit code `guardian run --fail-on-deny` uses when the agent succeeded but an action was
+/// denied.
+const EXIT_DENIED: u8 = 3;
+
+async fn run_agent(a: RunArgs) -> ExitCode {
+    use guardian::integrations::run::{self as agent_run, Agent, Endpoint};
+    let Some(program) = a.command.first() else {
+        eprintln!("guardian run: no agent command given after --");
+        return ExitCode::from(2);
+    };
+    let agent = match a.agent {
+        RunAgent::Auto => Agent::detect(program),
+        RunAgent::ClaudeCode => Agent::ClaudeCode,
+        RunAgent::Codex => Agent::Codex,
+        RunAgent::Opencode => Agent::Opencode,
+        RunAgent::Generic => Agent::Generic,
+    };
+    let mut cfg = match load(a.config.as_ref()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    // Headless: nobody can answer a question, so what nothing could review is denied.
+    cfg.hooks.unreviewed = guardian::config::Unreviewed::Deny;
+    let audit_path = cfg.audit.path.clone();
+    let start_seq = guardian::audit::last_seq(&audit_path).unwrap_or(0);
+    let guardian_cmd = match std::env::current_exe() {
+        Ok(p) => guardian::normalize::shell::shell_quote(&p.display().to_string()),
+        Err(e) => {
+            eprintln!("guardian run: cannot find this program's own path: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // The server: this run's own on a loopback port, or the one named.
+    let (endpoint, server) = match &a.server {
+        Some(url) => (
+            Endpoint {
+                url: url.trim_end_matches('/').to_string(),
+                token: guardian::server::client_token(),
+                guardian: guardian_cmd,
+            },
+            None,
+        ),
+        None => {
+            if a.config.is_none() {
+                use_local_model_if_running(&mut cfg).await;
+            }
+            let token = (!cfg.auth.tokens.is_empty()).then(|| {
+                use sha2::Digest as _;
+                let t = random_token();
+                cfg.auth.tokens.push(guardian::config::TokenConfig {
+                    client: "guardian-run".into(),
+                    sha256: hex::encode(sha2::Sha256::digest(t.as_bytes())),
+                });
+                t
+            });
+            let g = match build(cfg) {
+                Ok(g) => g,
+                Err(code) => return code,
+            };
+            let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("guardian run: cannot listen on a loopback port: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let url = match listener.local_addr() {
+                Ok(addr) => format!("http://{addr}"),
+                Err(e) => {
+                    eprintln!("guardian run: cannot listen on a loopback port: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let task = tokio::spawn(guardian::server::serve_until(
+                Arc::clone(&g),
+                listener,
+                async move {
+                    let _ = stopped.await;
+                },
+            ));
+            (
+                Endpoint {
+                    url,
+                    token,
+                    guardian: guardian_cmd,
+                },
+                Some((g, stop, task)),
+            )
+        }
+    };
+    let wired = match agent_run::wire(agent, &a.command, &endpoint) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("guardian run: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    eprintln!(
+        "guardian run: {} ({}) with guardian at {}",
+        program,
+        agent.as_str(),
+        endpoint.url
+    );
+    // OpenCode: the bridge answers the permission requests of the server the agent starts
+    // (it keeps polling until that server is up), deciding in-process or through --server.
+    let bridge = match (&wired.opencode, &server) {
+        (Some(oc), Some((g, _, _))) => {
+            let decider: Arc<dyn guardian::integrations::mcp::Decider> = Arc::new(
+                guardian::integrations::mcp::InProcess(Arc::clone(g), "opencode"),
+            );
+            Some((oc.clone(), decider))
+        }
+        (Some(oc), None) => match guardian::integrations::mcp::Remote::new(
+            &endpoint.url,
+            std::time::Duration::from_secs(120),
+        ) {
+            Ok(r) => Some((
+                oc.clone(),
+                Arc::new(r) as Arc<dyn guardian::integrations::mcp::Decider>,
+            )),
+            Err(e) => {
+                eprintln!("guardian run: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        (None, _) => None,
+    };
+    let bridge_task = match bridge {
+        Some((oc, decider)) => {
+            let project = std::env::current_dir()
+                .ok()
+                .map(|p| p.display().to_string());
+            match guardian::integrations::opencode::Bridge::new(&oc, project, decider) {
+                Ok(b) => {
+                    let b = Arc::new(b.with_unreviewed(guardian::config::Unreviewed::Deny));
+                    Some(tokio::spawn(b.run()))
+                }
+                Err(e) => {
+                    eprintln!("guardian run: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        None => None,
+    };
+    let code = agent_run::run_agent(&wired).await;
+    if let Some(t) = bridge_task {
+        t.abort();
+    }
+    if let Some((_, stop, task)) = server {
+        let _ = stop.send(());
+        match task.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => eprintln!("guardian run: the server stopped with an error: {e}"),
+            Err(e) => eprintln!("guardian run: the server task failed: {e}"),
+        }
+    }
+    let code = match code {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("guardian run: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let filter = guardian::audit_report::Filter {
+        after_seq: Some(start_seq),
+        ..Default::default()
+    };
+    let mut denied = 0;
+    match guardian::audit_report::summarize(&audit_path, &filter) {
+        Ok(s) => {
+            denied = s.denied;
+            eprint!("{}", s.to_text());
+            if let Some(path) = &a.summary {
+                use std::io::Write as _;
+                let written = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .and_then(|mut f| f.write_all(s.to_markdown().as_bytes()));
+                if let Err(e) = written {
+                    eprintln!(
+                        "guardian run: cannot write the summary to {}: {e}",
+                        path.display()
+                    );
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "guardian run: no decisions were recorded in {}",
+                audit_path.display()
+            );
+        }
+        Err(e) => eprintln!(
+            "guardian run: cannot read the audit log {} for the summary: {e}",
+            audit_path.display()
+        ),
+    }
+    if a.fail_on_deny && denied > 0 && code == 0 {
+        eprintln!(
+            "guardian run: {denied} action(s) denied; exiting {EXIT_DENIED} (--fail-on-deny)"
+        );
+        return ExitCode::from(EXIT_DENIED);
+    }
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
 async fn check(config: Option<PathBuf>, words: Vec<String>) -> ExitCode {
@@ -1164,6 +1453,9 @@ struct AuditFilter {
     /// Only this client.
     #[arg(long, global = true)]
     client: Option<String>,
+    /// Only records with a greater `seq` (what was written after that record).
+    #[arg(long, global = true)]
+    after_seq: Option<u64>,
 }
 
 impl AuditFilter {
@@ -1185,6 +1477,7 @@ impl AuditFilter {
             decision: self.decision.clone(),
             decided_by: self.decided_by.clone(),
             client: self.client.clone(),
+            after_seq: self.after_seq,
         };
         f.validate()?;
         Ok(f)

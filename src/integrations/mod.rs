@@ -7,3 +7,4 @@ pub mod hook_client;
 pub mod install;
 pub mod mcp;
 pub mod opencode;
+pub mod run;
