@@ -272,7 +272,7 @@ def claude_settings_allow(sc, rules):
         json.dump({"permissions": {"allow": list(rules)}}, f, indent=2)
 
 
-def run_claude(sc, fake, extra_args=(), path=None, timeout=120):
+def run_claude(sc, fake, extra_args=(), path=None, timeout=120, prefix=()):
     env = base_env(sc, path)
     env.update({
         "ANTHROPIC_BASE_URL": fake.url,
@@ -282,7 +282,7 @@ def run_claude(sc, fake, extra_args=(), path=None, timeout=120):
         "DISABLE_TELEMETRY": "1",
         "DISABLE_ERROR_REPORTING": "1",
     })
-    argv = [CONFIG["claude"], "-p", f"{MARKER}: run the scripted tool calls.",
+    argv = [*prefix, CONFIG["claude"], "-p", f"{MARKER}: run the scripted tool calls.",
             "--output-format", "json", *extra_args]
     return run_agent(argv, sc.ws, env, timeout=timeout, log=sc.path("claude.log"))
 
@@ -317,10 +317,11 @@ def codex_home(sc, fake, trust_project=True, model="gpt-5.5"):
 CODEX_ARGS = ["--skip-git-repo-check", "--dangerously-bypass-hook-trust", "--approve-for-me"]
 
 
-def run_codex(sc, args=CODEX_ARGS, extra_args=(), path=None, timeout=120):
+def run_codex(sc, args=CODEX_ARGS, extra_args=(), path=None, timeout=120, prefix=()):
     env = base_env(sc, path)
     env.update({"CODEX_HOME": sc.codex_home, "FAKE_KEY": "e2e-dummy", "RUST_LOG": "warn"})
-    argv = [CONFIG["codex"], "exec", *args, *extra_args, f"{MARKER}: run the scripted tool calls."]
+    argv = [*prefix, CONFIG["codex"], "exec", *args, *extra_args,
+            f"{MARKER}: run the scripted tool calls."]
     return run_agent(argv, sc.ws, env, timeout=timeout, log=sc.path("codex.log"))
 
 

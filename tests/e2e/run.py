@@ -111,7 +111,7 @@ def main():
     if args.k:
         loader.testNamePatterns = [f"*{k}*" for k in args.k]
     suite = unittest.TestSuite()
-    for mod in ("test_claude", "test_codex", "test_opencode"):
+    for mod in ("test_claude", "test_codex", "test_opencode", "test_run"):
         suite.addTests(loader.loadTestsFromName(mod))
 
     t = time.time()

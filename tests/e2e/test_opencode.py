@@ -52,8 +52,9 @@ def oc_write(path, content):
 class OpenCode:
     """`opencode serve` on a fixed free port in the scenario's workspace."""
 
-    def __init__(self, sc):
+    def __init__(self, sc, prefix=()):
         self.sc = sc
+        self.prefix = list(prefix)  # e.g. `guardian run … --` around `opencode serve`
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = None
@@ -70,7 +71,7 @@ class OpenCode:
             # nothing may come from the network: a registry nobody listens on
             "npm_config_registry": "http://127.0.0.1:9/",
         })
-        self.argv = [CONFIG["opencode"], "serve", "--port", str(self.port), "--hostname", "127.0.0.1",
+        self.argv = [*self.prefix, CONFIG["opencode"], "serve", "--port", str(self.port), "--hostname", "127.0.0.1",
                      "--print-logs", "--log-level", "INFO"]
         self.log = open(self.log_path, "w")
         self.log.write(" ".join(self.argv) + "\n")
