@@ -77,7 +77,10 @@ fn check_guardian_command(w: &[String], ctx: &str) {
             .arg("--help")
             .output()
             .expect("guardian --help");
-        assert!(out.status.success(), "{ctx}: `guardian {path:?}` is not a command");
+        assert!(
+            out.status.success(),
+            "{ctx}: `guardian {path:?}` is not a command"
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let args: Vec<&str> = w[1..].iter().map(String::as_str).collect();
@@ -155,7 +158,11 @@ fn github_steps(doc: &Yaml) -> Vec<Yaml> {
 #[test]
 fn the_github_workflow_uses_commands_that_exist_and_the_readme_shows_it() {
     let (text, doc) = load("github-actions.yml");
-    assert!(doc["on"]["workflow_dispatch"]["inputs"]["prompt"].as_hash().is_some());
+    assert!(
+        doc["on"]["workflow_dispatch"]["inputs"]["prompt"]
+            .as_hash()
+            .is_some()
+    );
     let steps = github_steps(&doc);
     let mut checked = 0;
     for s in &steps {
@@ -238,7 +245,10 @@ fn workspace(dir: &str) -> (tempfile::TempDir, Vec<(String, String)>) {
     let env = vec![
         ("PATH".into(), path),
         ("HOME".into(), t.path().join("home").display().to_string()),
-        ("XDG_STATE_HOME".into(), t.path().join("state").display().to_string()),
+        (
+            "XDG_STATE_HOME".into(),
+            t.path().join("state").display().to_string(),
+        ),
         ("TMPDIR".into(), std::env::temp_dir().display().to_string()),
         ("FAKE_AGENT_SCRIPT".into(), script.display().to_string()),
         ("GUARDIAN_NO_LOCAL_MODEL".into(), "1".into()),
@@ -264,7 +274,11 @@ fn the_github_agent_step_runs_through_guardian_run() {
     let steps = github_steps(&doc);
     let agent = steps
         .iter()
-        .find(|s| s["run"].as_str().is_some_and(|r| r.contains("guardian run")))
+        .find(|s| {
+            s["run"]
+                .as_str()
+                .is_some_and(|r| r.contains("guardian run"))
+        })
         .expect("the agent step");
     let verify = steps
         .iter()
@@ -291,7 +305,10 @@ fn the_github_agent_step_runs_through_guardian_run() {
     assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
     assert!(stdout.contains("call 1 Bash: allow"), "{stdout}\n{stderr}");
     assert!(stdout.contains("call 2 Bash: deny"), "{stdout}");
-    assert!(stderr.contains("2 decisions in 1 sessions: 1 allowed, 1 denied"), "{stderr}");
+    assert!(
+        stderr.contains("2 decisions in 1 sessions: 1 allowed, 1 denied"),
+        "{stderr}"
+    );
     let md = std::fs::read_to_string(&summary).expect("the job summary was written");
     assert!(md.contains("**1 denied**"), "{md}");
     assert!(t.path().join("repo/.github/guardian-audit.jsonl").is_file());

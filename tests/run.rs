@@ -136,12 +136,21 @@ fn decisions_exit_codes_and_the_summary_of_this_run_only() {
     let out = r.run(&["--summary", "summary.md"]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
-    assert!(stdout.contains("call 1 Bash: allow: allowed by policy: Bash(touch *)"), "{stdout}");
-    assert!(stdout.contains("call 2 Bash: deny: denied by policy: Bash(git push"), "{stdout}");
+    assert!(
+        stdout.contains("call 1 Bash: allow: allowed by policy: Bash(touch *)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("call 2 Bash: deny: denied by policy: Bash(git push"),
+        "{stdout}"
+    );
     assert!(stdout.contains("call 3 Bash: deny: "), "{stdout}");
     assert!(r.path("ws/ok").exists(), "the allowed call ran");
     assert!(!r.path("ws/bad").exists(), "a denied call ran");
-    assert!(stdout.contains("GUARDIAN_URL=http://127.0.0.1:"), "{stdout}");
+    assert!(
+        stdout.contains("GUARDIAN_URL=http://127.0.0.1:"),
+        "{stdout}"
+    );
     assert!(
         stderr.contains("guardian: 3 decisions in 1 sessions: 1 allowed, 2 denied"),
         "{stderr}"
@@ -159,7 +168,10 @@ fn decisions_exit_codes_and_the_summary_of_this_run_only() {
     let out = r.run(&["--fail-on-deny", "--summary", "summary.md"]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
-    assert!(stderr.contains("guardian: 3 decisions in 1 sessions"), "{stderr}");
+    assert!(
+        stderr.contains("guardian: 3 decisions in 1 sessions"),
+        "{stderr}"
+    );
     assert!(stderr.contains("exiting 3 (--fail-on-deny)"), "{stderr}");
     assert_eq!(r.audit().len(), 6);
     let md = std::fs::read_to_string(r.path("ws/summary.md")).expect("summary file");
@@ -196,7 +208,10 @@ fn signals_reach_the_agent_and_the_summary_still_prints() {
         }
         let out = child.wait_with_output().expect("wait");
         let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-        assert!(stdout.contains(&format!("got signal {name}")), "{stdout}\n{stderr}");
+        assert!(
+            stdout.contains(&format!("got signal {name}")),
+            "{stdout}\n{stderr}"
+        );
         assert_eq!(out.status.code(), Some(128 + sig), "{stdout}\n{stderr}");
         assert!(
             stderr.contains("guardian: 1 decisions in 1 sessions: 1 allowed, 0 denied"),
@@ -243,7 +258,11 @@ fn with_auth_the_agent_gets_a_per_run_token() {
     let out = r.run(&[]);
     let stdout = text(&out.stdout);
     assert!(stdout.contains("GUARDIAN_TOKEN set=True"), "{stdout}");
-    assert!(stdout.contains("call 1 Bash: allow"), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("call 1 Bash: allow"),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
     assert!(r.path("ws/ok").exists());
     assert_eq!(r.audit()[0]["client"], "guardian-run");
 }
@@ -265,7 +284,10 @@ print(json.load(urllib.request.urlopen(req))["decision"])
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(stdout.trim(), "deny", "{stderr}");
     assert!(stderr.contains("python3 (generic)"), "{stderr}");
-    assert!(stderr.contains("1 decisions in 1 sessions: 0 allowed, 1 denied"), "{stderr}");
+    assert!(
+        stderr.contains("1 decisions in 1 sessions: 0 allowed, 1 denied"),
+        "{stderr}"
+    );
     assert_eq!(out.status.code(), Some(3));
 }
 

@@ -304,7 +304,7 @@ pub fn codex_args(args: &[String], ep: &Endpoint) -> Result<Vec<String>, RunErro
             super::install::codex_hook_hash(key, matcher, &command, timeout).into(),
         );
         state.insert(
-            &format!("{CODEX_SESSION_FLAGS_FILE}:{key}:0:0"),
+            format!("{CODEX_SESSION_FLAGS_FILE}:{key}:0:0"),
             T::InlineTable(trusted),
         );
     }
