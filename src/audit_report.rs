@@ -7,7 +7,7 @@
 //! is where a damaged log is reported).
 
 use std::collections::BTreeMap;
-use std::io::BufRead;
+use std::io::BufRead as _;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
@@ -112,20 +112,31 @@ impl Filter {
     }
 }
 
-/// Calls `each` with every record of the log that matches, as its line and parsed value.
+/// Calls `each` with every record of the log that matches, as its line and parsed value: the
+/// closed segments first (decompressed as needed), in chain order, then the active file.
+/// Segment headers and prune records (`event`) are records too; [`summarize`] skips them.
 pub fn for_each_record(
     path: &Path,
     filter: &Filter,
     mut each: impl FnMut(&str, &Value),
 ) -> std::io::Result<()> {
-    let file = std::fs::File::open(path)?;
-    for line in std::io::BufReader::new(file).lines() {
-        let Ok(line) = line else { continue };
-        let Ok(v) = serde_json::from_str::<Value>(&line) else {
-            continue;
-        };
-        if filter.matches(&v) {
-            each(&line, &v);
+    let mut files: Vec<std::path::PathBuf> = crate::audit::segment::list(path)?
+        .into_iter()
+        .map(|s| s.path)
+        .collect();
+    if path.exists() || files.is_empty() {
+        files.push(path.to_path_buf());
+    }
+    for file in files {
+        let reader = crate::audit::segment::open_reader(&file)?;
+        for line in reader.lines() {
+            let Ok(line) = line else { continue };
+            let Ok(v) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if filter.matches(&v) {
+                each(&line, &v);
+            }
         }
     }
     Ok(())
@@ -225,6 +236,9 @@ pub fn summarize(path: &Path, filter: &Filter) -> std::io::Result<Summary> {
     let mut sessions = std::collections::HashSet::new();
     let mut latencies = Vec::new();
     for_each_record(path, filter, |_, v| {
+        if v.get("event").is_some() {
+            return; // a segment header or a prune record, not a decision
+        }
         let str_of = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
         s.records += 1;
         let decision = str_of("decision");

@@ -482,6 +482,40 @@ pub struct AuditConfig {
     /// The longest time between two fdatasyncs with `fsync = "interval"`.
     #[serde(default = "default_fsync_interval_ms")]
     pub fsync_interval_ms: u64,
+    /// Rotate the active file into a closed segment when it reaches this many bytes (0: never).
+    #[serde(default = "default_rotate_bytes")]
+    pub rotate_bytes: u64,
+    /// Also rotate when the active file's first record is this old (`"24h"`, `"7d"`).
+    #[serde(default)]
+    pub rotate_interval: Option<String>,
+    /// Keep at most this many closed segments (the oldest are deleted, and that is recorded).
+    #[serde(default)]
+    pub keep_segments: Option<usize>,
+    /// Delete closed segments last written more than this many days ago (recorded).
+    #[serde(default)]
+    pub keep_days: Option<u64>,
+    /// Compress closed segments: `none`, `gzip` or `zstd`.
+    #[serde(default)]
+    pub compress: crate::audit::Compression,
+    /// `stdout`: also write every record to stdout as a JSON line (container log collection);
+    /// `none`: only the file.
+    #[serde(default)]
+    pub mirror: AuditMirror,
+}
+
+/// `[audit] mirror`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AuditMirror {
+    /// Only the file.
+    #[default]
+    None,
+    /// The file, and stdout.
+    Stdout,
+}
+
+fn default_rotate_bytes() -> u64 {
+    100 * 1024 * 1024
 }
 
 /// `[audit] fsync`.
@@ -511,6 +545,12 @@ impl Default for AuditConfig {
             redact_patterns: Vec::new(),
             fsync: FsyncPolicy::Always,
             fsync_interval_ms: default_fsync_interval_ms(),
+            rotate_bytes: default_rotate_bytes(),
+            rotate_interval: None,
+            keep_segments: None,
+            keep_days: None,
+            compress: crate::audit::Compression::None,
+            mirror: AuditMirror::None,
         }
     }
 }
@@ -522,6 +562,22 @@ impl AuditConfig {
             crate::redact::Redactor::new(&self.redact_patterns)
         } else {
             Ok(crate::redact::Redactor::none())
+        }
+    }
+
+    /// The rotation, retention and mirroring these settings describe (`rotate_interval` is
+    /// checked by [`Config::validate`]).
+    pub fn rotation(&self) -> crate::audit::Rotation {
+        crate::audit::Rotation {
+            max_bytes: self.rotate_bytes,
+            interval: self
+                .rotate_interval
+                .as_deref()
+                .and_then(|t| humantime::parse_duration(t).ok()),
+            keep_segments: self.keep_segments,
+            keep_days: self.keep_days,
+            compress: self.compress,
+            mirror_stdout: self.mirror == AuditMirror::Stdout,
         }
     }
 
@@ -879,6 +935,30 @@ impl Config {
         }
         if let Err(e) = self.audit.redactor() {
             return Err(invalid("audit.redact_patterns", &e));
+        }
+        if let Some(t) = &self.audit.rotate_interval {
+            match humantime::parse_duration(t) {
+                Ok(d) if d >= std::time::Duration::from_secs(1) => {}
+                Ok(_) => return Err(invalid("audit.rotate_interval", "must be at least 1s")),
+                Err(e) => {
+                    return Err(invalid(
+                        "audit.rotate_interval",
+                        &format!("{t:?} is not a duration like \"24h\" or \"7d\": {e}"),
+                    ));
+                }
+            }
+        }
+        if self.audit.keep_segments == Some(0) {
+            return Err(invalid(
+                "audit.keep_segments",
+                "must be at least 1 (omit it to keep every segment)",
+            ));
+        }
+        if self.audit.keep_days == Some(0) {
+            return Err(invalid(
+                "audit.keep_days",
+                "must be at least 1 (omit it to keep every segment)",
+            ));
         }
         if !(1..=60_000).contains(&self.audit.fsync_interval_ms) {
             return Err(invalid(

@@ -255,8 +255,12 @@ enum RunAgent {
 
 #[derive(Subcommand)]
 enum AuditCommand {
-    /// Check the hash chain; exit 1 naming the first bad record.
+    /// Check the hash chain across every segment; exit 1 naming the file and the first bad
+    /// record.
     Verify,
+    /// Close the active file as a segment now (safe while a server writes: it takes the log's
+    /// lock, and the server continues in the new file); retention and compression apply.
+    Rotate,
     /// Counts by decision and stage, the denied actions with their reasons, reviewer latency and
     /// tokens, breaker interrupts, and whether the hash chain verifies (the filters apply).
     Summary {
@@ -438,13 +442,14 @@ async fn run(cli: Cli) -> ExitCode {
             limit,
             command,
         } => {
-            let path = match file {
-                Some(f) => f,
-                None => match load(config.as_ref()) {
-                    Ok(c) => c.audit.path,
-                    Err(code) => return code,
-                },
+            // The config (embedded defaults without --config) gives the path, unless --file does,
+            // and the rotation settings `audit rotate` applies.
+            let cfg = match load(config.as_ref()) {
+                Ok(c) => c,
+                Err(code) if file.is_none() || config.is_some() => return code,
+                Err(_) => Config::default(),
             };
+            let path = file.unwrap_or_else(|| cfg.audit.path.clone());
             let filter = match filter.typed() {
                 Ok(f) => f,
                 Err(e) => {
@@ -454,6 +459,7 @@ async fn run(cli: Cli) -> ExitCode {
             };
             match command {
                 Some(AuditCommand::Verify) => audit_verify(&path),
+                Some(AuditCommand::Rotate) => audit_rotate(&path, &cfg.audit).await,
                 Some(AuditCommand::Summary { format }) => audit_summary(&path, &filter, format),
                 None => audit_query(&path, &filter, limit),
             }
@@ -1407,11 +1413,55 @@ async fn eval(
     }
 }
 
+async fn audit_rotate(path: &std::path::Path, audit: &guardian::config::AuditConfig) -> ExitCode {
+    let redactor = match audit.redactor() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("guardian audit rotate: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let log = match guardian::audit::AuditLog::open_rotating(
+        path,
+        redactor,
+        audit.durability(),
+        audit.rotation(),
+    ) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("guardian audit rotate: {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    match log.rotate().await {
+        Ok(true) => {
+            println!("{}: rotated", path.display());
+            ExitCode::SUCCESS
+        }
+        Ok(false) => {
+            println!("{}: nothing to rotate (no records)", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("guardian audit rotate: {}: {e}", path.display());
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn audit_verify(path: &std::path::Path) -> ExitCode {
     match guardian::audit::verify(path) {
         Ok(s) => {
+            let files = if s.files > 1 {
+                format!(" in {} files", s.files)
+            } else {
+                String::new()
+            };
+            let pruned = s.pruned.map_or(String::new(), |(a, b)| {
+                format!(" (seq {a}..{b} pruned by retention, as recorded)")
+            });
             println!(
-                "{}: {} records, chain intact, head {}",
+                "{}: {} records{files}, chain intact, head {}{pruned}",
                 path.display(),
                 s.records,
                 s.head
@@ -1419,7 +1469,7 @@ fn audit_verify(path: &std::path::Path) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) if e.line == 0 => {
-            eprintln!("guardian audit verify: {}", e.reason);
+            eprintln!("guardian audit verify: {}: {}", e.file, e.reason);
             ExitCode::from(2)
         }
         Err(e) => {

@@ -196,11 +196,16 @@ impl Guardian {
             path: config.audit.path.display().to_string(),
             source: std::io::Error::other(e),
         })?;
-        let audit = AuditLog::open_durable(&config.audit.path, redactor, config.audit.durability())
-            .map_err(|source| SetupError::Audit {
-                path: config.audit.path.display().to_string(),
-                source,
-            })?;
+        let audit = AuditLog::open_rotating(
+            &config.audit.path,
+            redactor,
+            config.audit.durability(),
+            config.audit.rotation(),
+        )
+        .map_err(|source| SetupError::Audit {
+            path: config.audit.path.display().to_string(),
+            source,
+        })?;
         let sessions = Sessions::new(
             config.breaker.clone(),
             Duration::from_secs(config.reviewer.memory_ttl_s),
@@ -263,6 +268,11 @@ impl Guardian {
     /// Waits until every audit record appended so far is on disk.
     pub async fn flush_audit(&self) -> std::io::Result<()> {
         self.audit.flush().await
+    }
+
+    /// Closes the audit log's active file as a segment now (SIGHUP, `guardian audit rotate`).
+    pub async fn rotate_audit(&self) -> std::io::Result<bool> {
+        self.audit.rotate().await
     }
 
     /// Sets the home directory `~` means (default: `$HOME` of the service).

@@ -455,11 +455,24 @@ async fn healthz() -> Response {
     Json(json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")})).into_response()
 }
 
-/// Serves until the process gets SIGINT or SIGTERM.
+/// Serves until the process gets SIGINT or SIGTERM; SIGHUP rotates the audit log (as
+/// `guardian audit rotate` does, for an operator's logrotate `postrotate`).
 pub async fn serve(
     guardian: Arc<Guardian>,
     listener: tokio::net::TcpListener,
 ) -> std::io::Result<()> {
+    #[cfg(unix)]
+    if let Ok(mut hup) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
+        let g = Arc::clone(&guardian);
+        tokio::spawn(async move {
+            while hup.recv().await.is_some() {
+                match g.rotate_audit().await {
+                    Ok(rotated) => tracing::info!(rotated, "SIGHUP: audit log rotation"),
+                    Err(e) => tracing::error!(error = %e, "SIGHUP: audit log rotation failed"),
+                }
+            }
+        });
+    }
     serve_until(guardian, listener, shutdown_signal()).await
 }
 
