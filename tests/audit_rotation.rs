@@ -335,6 +335,28 @@ async fn two_writers_and_an_external_rename_keep_one_chain() {
     let ids: HashSet<String> = review_ids(&audit).into_iter().collect();
     assert_eq!(ids.len(), acked.len());
     assert!(acked.iter().all(|id| ids.contains(id)));
+    // SIGHUP after such a rename (logrotate's postrotate) closes nothing more: the new file holds
+    // only its header.
+    let before = closed(&audit).len();
+    std::fs::rename(&audit, dir.path().join("audit.jsonl.3")).expect("rename");
+    std::fs::File::create(&audit).expect("create");
+    assert!(
+        !a.rotate_audit().await.expect("rotate"),
+        "a header-only file is not rotated"
+    );
+    assert_eq!(
+        closed(&audit).len(),
+        before + 1,
+        "only the renamed file is new"
+    );
+    acked.extend(decide(&a, 2, "after-hup").await);
+    assert!(
+        a.rotate_audit().await.expect("rotate"),
+        "with records it rotates"
+    );
+    guardian::audit::verify(&audit).expect("one chain after the HUP");
+    let ids: HashSet<String> = review_ids(&audit).into_iter().collect();
+    assert!(acked.iter().all(|id| ids.contains(id)));
     // The header after the external rename names the renamed file.
     let headers: Vec<Value> = records(&audit)
         .into_iter()
@@ -618,5 +640,44 @@ async fn audit_rotate_and_sighup_rotate_a_running_servers_log_and_mirror_goes_to
             in_file.contains(m),
             "mirrored a record the file does not have: {m}"
         );
+    }
+}
+
+/// The closed segments, the lock and the temporary files are guardian's own files, like the
+/// active log: an agent may not delete or overwrite them, even where a rule allows writes.
+#[tokio::test]
+async fn segments_are_protected_like_the_active_log() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = dir.path().join("audit.jsonl");
+    let text = format!(
+        "[policy]\nallow = [\"Edit(/**)\", \"Bash(rm *)\", \"Bash(echo *)\"]\n[reviewer]\nbackend = \"none\"\n[audit]\npath = \"{}\"\nrotate_bytes = 2000\n",
+        audit.display()
+    );
+    let g =
+        Arc::new(Guardian::from_config(Config::parse(&text, "g.toml").expect("cfg")).expect("g"));
+    let d = dir.path().display();
+    for (cmd, protected) in [
+        (format!("rm {d}/audit.00000000000000000001.jsonl"), true),
+        (format!("rm {d}/audit.00000000000000000001.jsonl.gz"), true),
+        (format!("echo x > {d}/audit.jsonl.lock"), true),
+        (format!("rm {d}/audit.jsonl.1"), true),
+        (format!("rm {d}/notes.jsonl"), false),
+    ] {
+        let r = g
+            .review(ReviewRequest::shell(cmd.clone(), Some(d.to_string())), "t")
+            .await;
+        assert_eq!(
+            r.decision == guardian::Decision::Deny,
+            protected,
+            "{cmd}: {}",
+            r.rationale
+        );
+        if protected {
+            assert!(
+                r.rationale.contains("guardian's own file"),
+                "{}",
+                r.rationale
+            );
+        }
     }
 }

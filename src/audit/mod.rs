@@ -314,6 +314,8 @@ struct Active {
     durability: Durability,
     syncer: Option<Syncer>,
     rotation: Rotation,
+    /// The active file holds only its `segment_start` header (nothing worth a segment yet).
+    header_only: bool,
 }
 
 impl Active {
@@ -343,6 +345,7 @@ impl Active {
             durability,
             syncer: None,
             rotation,
+            header_only: false,
         };
         let _held = Locked::take(&a.lock)?;
         recover_rotation(path)?;
@@ -364,6 +367,7 @@ impl Active {
             self.chain = last_link(&mut self.file)?;
             let first = first_record_of(&mut self.file)?;
             self.started = first.as_ref().and_then(|f| f.2);
+            self.header_only = first.as_ref().is_some_and(|f| f.3 && f.0 == self.chain.seq);
             self.first = first.map(|f| (f.0, f.1));
         } else {
             let (chain, name, first_seq) = match previous {
@@ -385,6 +389,7 @@ impl Active {
             self.started = None;
             if self.chain.seq > 0 {
                 self.write_event(header_event(&self.chain, &name, first_seq))?;
+                self.header_only = true;
             }
         }
         self.syncer = match self.durability {
@@ -425,6 +430,7 @@ impl Active {
                 if m.len() != self.len {
                     self.chain = last_link(&mut self.file)?;
                     self.len = m.len();
+                    self.header_only = false;
                     if self.first.is_none() {
                         let first = first_record_of(&mut self.file)?;
                         self.started = first.as_ref().and_then(|f| f.2);
@@ -471,7 +477,7 @@ impl Active {
     /// Under the lock: closes the active file as a segment, starts the next one with a header,
     /// applies retention, and compresses the closed segment in the background.
     fn rotate(&mut self) -> io::Result<bool> {
-        if self.len == 0 {
+        if self.len == 0 || self.header_only {
             return Ok(false);
         }
         self.file.sync_data()?;
@@ -514,6 +520,7 @@ impl Active {
         self.chain = chain;
         self.file = next;
         self.len = line.len() as u64;
+        self.header_only = true;
         self.syncer = match self.durability {
             Durability::Always => None,
             Durability::Interval(every) => Some(Syncer::start(&self.file, every)?),
@@ -703,11 +710,11 @@ fn mirror(buf: &[u8]) {
     let _ = out.flush();
 }
 
-/// The `seq`, `prev` and time of a file's first record.
+/// The `seq`, `prev` and time of a file's first record, and whether it is a segment header.
 #[allow(clippy::type_complexity)]
 fn first_record_of(
     file: &mut File,
-) -> io::Result<Option<(u64, String, Option<std::time::SystemTime>)>> {
+) -> io::Result<Option<(u64, String, Option<std::time::SystemTime>, bool)>> {
     file.seek(SeekFrom::Start(0))?;
     let mut r = io::BufReader::new(&*file);
     let mut line = Vec::new();
@@ -723,6 +730,7 @@ fn first_record_of(
             v.get("seq")?.as_u64()?,
             v.get("prev")?.as_str()?.to_string(),
             time,
+            v.get("event").and_then(|e| e.as_str()) == Some("segment_start"),
         ))
     }))
 }
@@ -964,6 +972,9 @@ fn writer(mut a: Active, mut rx: mpsc::Receiver<Job>) {
                 }
                 a.chain = chain;
                 a.len += buf.len() as u64;
+                if !buf.is_empty() {
+                    a.header_only = false;
+                }
                 if a.rotation.mirror_stdout && !buf.is_empty() {
                     mirror(&buf);
                 }

@@ -110,6 +110,28 @@ fn candidate(active: &Path, name: &str) -> bool {
     ours || logrotate
 }
 
+/// Whether `path` is one of the files of the log whose active file is `active`: the active file,
+/// a closed segment (guardian's or an external logrotate's name), its lock, or a rotation's or
+/// compression's temporary file. Policy protects them all as guardian's own files.
+pub fn belongs_to(active: &Path, path: &Path) -> bool {
+    if path == active {
+        return true;
+    }
+    if path.parent() != active.parent() {
+        return false;
+    }
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return false;
+    };
+    let active_name = active
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    candidate(active, &name)
+        || name.starts_with(&format!("{active_name}."))
+        || (name.starts_with(&format!("{}.", stem(active))) && name.ends_with(".partial"))
+}
+
 /// Opens a segment for reading, decompressing by its name. A segment compressed since it was
 /// listed (the original removed) is read from its compressed copy.
 pub fn open_reader(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
@@ -308,6 +330,28 @@ mod tests {
             "other.jsonl",
         ] {
             assert!(!candidate(a, no), "{no}");
+        }
+    }
+
+    #[test]
+    fn the_logs_own_files_are_recognised() {
+        let a = Path::new("/s/guardian-audit.jsonl");
+        for yes in [
+            "/s/guardian-audit.jsonl",
+            "/s/guardian-audit.jsonl.lock",
+            "/s/guardian-audit.jsonl.next",
+            "/s/guardian-audit.00000000000000000001.jsonl",
+            "/s/guardian-audit.00000000000000000001.jsonl.gz.partial",
+            "/s/guardian-audit.jsonl.1.gz",
+        ] {
+            assert!(belongs_to(a, Path::new(yes)), "{yes}");
+        }
+        for no in [
+            "/s/guardian-audit.md",
+            "/other/guardian-audit.jsonl.1",
+            "/s/notes.jsonl",
+        ] {
+            assert!(!belongs_to(a, Path::new(no)), "{no}");
         }
     }
 

@@ -120,7 +120,12 @@ impl Protections {
 
     /// The protected write pattern `path` matches, if any.
     pub fn write(&self, path: &Path, ctx: &Context) -> Option<String> {
-        if let Some(own) = self.own_files.iter().find(|f| f.as_path() == path) {
+        // An `.jsonl` own file is the audit log: its segments, lock and temporary files too.
+        if let Some(own) = self.own_files.iter().find(|f| {
+            f.as_path() == path
+                || (f.extension().is_some_and(|e| e == "jsonl")
+                    && crate::audit::segment::belongs_to(f, path))
+        }) {
             return Some(format!("guardian's own file {}", own.display()));
         }
         for gitdir in &ctx.git_dirs {
