@@ -681,3 +681,29 @@ async fn segments_are_protected_like_the_active_log() {
         }
     }
 }
+
+#[tokio::test]
+async fn rotate_interval_closes_an_old_active_file_and_bad_settings_name_their_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = dir.path().join("audit.jsonl");
+    let g = guardian_at(&audit, "rotate_bytes = 0\nrotate_interval = \"1s\"");
+    decide(&g, 2, "old").await;
+    assert_eq!(closed(&audit).len(), 0);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    decide(&g, 1, "new").await;
+    g.flush_audit().await.expect("flush");
+    assert_eq!(closed(&audit).len(), 1, "the first record was over 1 s old");
+    guardian::audit::verify(&audit).expect("verifies");
+
+    for (keys, field) in [
+        ("rotate_interval = \"soon\"", "audit.rotate_interval"),
+        ("rotate_interval = \"10ms\"", "audit.rotate_interval"),
+        ("keep_segments = 0", "audit.keep_segments"),
+        ("keep_days = 0", "audit.keep_days"),
+        ("compress = \"lz4\"", "compress"),
+    ] {
+        let text = format!("[audit]\npath = \"a.jsonl\"\n{keys}\n");
+        let err = Config::parse(&text, "g.toml").expect_err(keys).to_string();
+        assert!(err.contains(field), "{keys}: {err}");
+    }
+}
