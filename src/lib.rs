@@ -20,6 +20,7 @@ pub mod request;
 pub mod reviewer;
 pub mod server;
 pub mod session;
+pub mod transport;
 pub mod verdict;
 
 pub use config::Config;

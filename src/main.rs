@@ -753,7 +753,7 @@ async fn run_agent(a: RunArgs) -> ExitCode {
         Some(url) => (
             Endpoint {
                 url: url.trim_end_matches('/').to_string(),
-                token: guardian::server::client_token(),
+                token: guardian::transport::client_token(),
                 guardian: guardian_cmd,
             },
             None,
@@ -1215,7 +1215,7 @@ fn forward_hook(args: &HookArgs, agent: &str) -> ExitCode {
     if let Some(mode) = args.unreviewed {
         url.push_str(&format!("?unreviewed={}", mode.as_str()));
     }
-    let token = guardian::server::client_token();
+    let token = guardian::transport::client_token();
     let text = match guardian::integrations::hook_client::forward(
         &url,
         body,

@@ -191,7 +191,13 @@ impl Guardian {
             // The state directory of a run without --config may not exist yet.
             let _ = std::fs::create_dir_all(dir);
         }
-        let policy = Policy::from_config(&config, own_files).map_err(SetupError::Policy)?;
+        let policy = Policy::from_config(&config, own_files)
+            .and_then(|p| {
+                p.protecting_own_globs(&crate::audit::segment::own_globs(&absolute(
+                    &config.audit.path,
+                )))
+            })
+            .map_err(SetupError::Policy)?;
         let redactor = config.audit.redactor().map_err(|e| SetupError::Audit {
             path: config.audit.path.display().to_string(),
             source: std::io::Error::other(e),

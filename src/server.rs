@@ -95,14 +95,6 @@ impl Gate {
     }
 }
 
-/// The bearer token guardian's own clients (`guardian hook`, `guardian mcp --server`) send:
-/// the `GUARDIAN_TOKEN` environment variable, when set and not empty.
-pub fn client_token() -> Option<String> {
-    std::env::var("GUARDIAN_TOKEN")
-        .ok()
-        .filter(|t| !t.is_empty())
-}
-
 /// The router for a service.
 pub fn router(guardian: Arc<Guardian>) -> Router {
     router_with_gate(Arc::new(Gate::new(guardian)))

@@ -110,26 +110,25 @@ fn candidate(active: &Path, name: &str) -> bool {
     ours || logrotate
 }
 
-/// Whether `path` is one of the files of the log whose active file is `active`: the active file,
-/// a closed segment (guardian's or an external logrotate's name), its lock, or a rotation's or
-/// compression's temporary file. Policy protects them all as guardian's own files.
-pub fn belongs_to(active: &Path, path: &Path) -> bool {
-    if path == active {
-        return true;
-    }
-    if path.parent() != active.parent() {
-        return false;
-    }
-    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-        return false;
-    };
-    let active_name = active
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    candidate(active, &name)
-        || name.starts_with(&format!("{active_name}."))
-        || (name.starts_with(&format!("{}.", stem(active))) && name.ends_with(".partial"))
+/// Glob patterns (absolute, `*` not crossing `/`) for every file of the log whose active file
+/// is `active` besides the active file itself: closed segments (guardian's and an external
+/// logrotate's names), the lock, a rotation's or compression's temporary file. The pipeline hands
+/// them to the policy, which protects them from writes as guardian's own files.
+pub fn own_globs(active: &Path) -> Vec<String> {
+    let dir = globset::escape(&dir_of(active).to_string_lossy());
+    let name = globset::escape(
+        &active
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    );
+    let stem = globset::escape(&stem(active));
+    vec![
+        format!("{dir}/{name}.*"),
+        format!("{dir}/{name}-*"),
+        format!("{dir}/{stem}.*.jsonl"),
+        format!("{dir}/{stem}.*.jsonl.*"),
+    ]
 }
 
 /// Opens a segment for reading, decompressing by its name. A segment compressed since it was
@@ -334,24 +333,34 @@ mod tests {
     }
 
     #[test]
-    fn the_logs_own_files_are_recognised() {
-        let a = Path::new("/s/guardian-audit.jsonl");
+    fn the_logs_own_files_are_matched_by_its_globs() {
+        let mut b = globset::GlobSetBuilder::new();
+        for g in own_globs(Path::new("/s/guardian-audit.jsonl")) {
+            b.add(
+                globset::GlobBuilder::new(&g)
+                    .literal_separator(true)
+                    .build()
+                    .unwrap(),
+            );
+        }
+        let set = b.build().unwrap();
         for yes in [
-            "/s/guardian-audit.jsonl",
             "/s/guardian-audit.jsonl.lock",
             "/s/guardian-audit.jsonl.next",
             "/s/guardian-audit.00000000000000000001.jsonl",
             "/s/guardian-audit.00000000000000000001.jsonl.gz.partial",
             "/s/guardian-audit.jsonl.1.gz",
+            "/s/guardian-audit.jsonl-20261130",
         ] {
-            assert!(belongs_to(a, Path::new(yes)), "{yes}");
+            assert!(set.is_match(yes), "{yes}");
         }
         for no in [
             "/s/guardian-audit.md",
             "/other/guardian-audit.jsonl.1",
             "/s/notes.jsonl",
+            "/s/sub/guardian-audit.jsonl.1",
         ] {
-            assert!(!belongs_to(a, Path::new(no)), "{no}");
+            assert!(!set.is_match(no), "{no}");
         }
     }
 

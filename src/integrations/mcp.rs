@@ -198,7 +198,7 @@ impl Remote {
     /// A client for the server at `base` (e.g. `http://127.0.0.1:8700`).
     pub fn new(base: &str, timeout: std::time::Duration) -> Result<Remote, String> {
         Ok(Remote {
-            client: crate::reviewer::openai::http_client(timeout)?,
+            client: crate::transport::http_client(timeout)?,
             url: format!("{}/v1/review", base.trim_end_matches('/')),
         })
     }
@@ -208,7 +208,7 @@ impl Decider for Remote {
     fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, String>> {
         Box::pin(async move {
             let mut request = self.client.post(&self.url).json(&req);
-            if let Some(token) = crate::server::client_token() {
+            if let Some(token) = crate::transport::client_token() {
                 request = request.bearer_auth(token);
             }
             let resp = request

@@ -135,7 +135,7 @@ pub fn wire(agent: Agent, command: &[String], ep: &Endpoint) -> Result<Wired, Ru
     let mut env = vec![("GUARDIAN_URL".to_string(), ep.url.clone())];
     let mut opencode = None;
     if let Some(t) = &ep.token {
-        env.push(("GUARDIAN_TOKEN".to_string(), t.clone()));
+        env.push((crate::transport::TOKEN_ENV.to_string(), t.clone()));
     }
     let args = match agent {
         Agent::ClaudeCode => claude_code_args(rest, ep)?,

@@ -126,13 +126,30 @@ pub fn normalize(action: &Action, ctx: &Context) -> NormalizedAction {
     }
 }
 
+/// Where a `.git` *file* (worktree, submodule) points, if `dir/.git` is one.
+pub fn gitdir_of(dir: &Path) -> Option<PathBuf> {
+    let dotgit = dir.join(".git");
+    if !dotgit.is_file() {
+        return None;
+    }
+    let text = std::fs::read_to_string(&dotgit).ok()?;
+    let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+    let p = Path::new(target);
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        dir.join(p)
+    };
+    Some(normalize_lexically(&abs))
+}
+
 /// How long a `.git` file lookup is reused: the request path then does no file system call for
 /// a workspace it saw in the last seconds.
 const GITDIR_TTL: std::time::Duration = std::time::Duration::from_secs(2);
 
 type GitdirCache = dashmap::DashMap<PathBuf, (std::time::Instant, Option<PathBuf>)>;
 
-/// [`crate::policy::protect::gitdir_of`], remembered for [`GITDIR_TTL`] per directory (a sharded
+/// [`gitdir_of`], remembered for [`GITDIR_TTL`] per directory (a sharded
 /// map: no global lock).
 fn cached_gitdir_of(dir: &Path) -> Option<PathBuf> {
     static CACHE: std::sync::OnceLock<GitdirCache> = std::sync::OnceLock::new();
@@ -143,7 +160,7 @@ fn cached_gitdir_of(dir: &Path) -> Option<PathBuf> {
     {
         return hit.1.clone();
     }
-    let found = crate::policy::protect::gitdir_of(dir);
+    let found = gitdir_of(dir);
     if cache.len() > 4096 {
         cache.clear();
     }

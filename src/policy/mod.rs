@@ -116,6 +116,22 @@ pub fn example_context() -> Context {
 }
 
 impl Policy {
+    /// Also protects the files these absolute globs match as guardian's own (the audit log's
+    /// segments): see [`protect::Protections::with_own_globs`].
+    pub fn protecting_own_globs(mut self, globs: &[String]) -> Result<Policy, Vec<PolicyError>> {
+        self.settings.protections =
+            self.settings
+                .protections
+                .with_own_globs(globs)
+                .map_err(|message| {
+                    vec![PolicyError {
+                        source_loc: "audit.path".into(),
+                        message,
+                    }]
+                })?;
+        Ok(self)
+    }
+
     /// Compiles a config's rules, imports and settings. `own_files` are guardian's config,
     /// policy and audit files (protected from writes).
     pub fn from_config(

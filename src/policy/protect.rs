@@ -68,6 +68,8 @@ pub struct Protections {
     reads: Vec<(String, PathPattern)>,
     writes: Vec<(String, PathPattern)>,
     own_files: Vec<PathBuf>,
+    own_globs: globset::GlobSet,
+    own_glob_list: Vec<String>,
 }
 
 impl Protections {
@@ -103,7 +105,26 @@ impl Protections {
             reads,
             writes,
             own_files,
+            own_globs: globset::GlobSet::empty(),
+            own_glob_list: Vec::new(),
         })
+    }
+
+    /// Also protects, as guardian's own files, the absolute paths these globs match (`*` does
+    /// not cross `/`): the audit log's segments and lock ([`crate::audit::segment::own_globs`]).
+    pub fn with_own_globs(mut self, globs: &[String]) -> Result<Protections, String> {
+        let mut b = globset::GlobSetBuilder::new();
+        for g in self.own_glob_list.iter().chain(globs) {
+            b.add(
+                globset::GlobBuilder::new(g)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| format!("{g}: {e}"))?,
+            );
+        }
+        self.own_globs = b.build().map_err(|e| e.to_string())?;
+        self.own_glob_list.extend(globs.iter().cloned());
+        Ok(self)
     }
 
     /// The protected read pattern `path` matches, if any.
@@ -120,13 +141,15 @@ impl Protections {
 
     /// The protected write pattern `path` matches, if any.
     pub fn write(&self, path: &Path, ctx: &Context) -> Option<String> {
-        // An `.jsonl` own file is the audit log: its segments, lock and temporary files too.
-        if let Some(own) = self.own_files.iter().find(|f| {
-            f.as_path() == path
-                || (f.extension().is_some_and(|e| e == "jsonl")
-                    && crate::audit::segment::belongs_to(f, path))
-        }) {
+        if let Some(own) = self.own_files.iter().find(|f| f.as_path() == path) {
             return Some(format!("guardian's own file {}", own.display()));
+        }
+        if let Some(i) = self.own_globs.matches(path).first() {
+            return Some(format!(
+                "guardian's own file {} ({})",
+                path.display(),
+                self.own_glob_list[*i]
+            ));
         }
         for gitdir in &ctx.git_dirs {
             if path.starts_with(gitdir.join("hooks")) || path == gitdir.join("config") {
@@ -151,25 +174,9 @@ impl Protections {
     pub fn listing(&self) -> (Vec<String>, Vec<String>) {
         let mut w: Vec<String> = self.writes.iter().map(|(l, _)| l.clone()).collect();
         w.extend(self.own_files.iter().map(|f| f.display().to_string()));
+        w.extend(self.own_glob_list.iter().cloned());
         (self.reads.iter().map(|(l, _)| l.clone()).collect(), w)
     }
-}
-
-/// Where a `.git` *file* (worktree, submodule) points, if `dir/.git` is one.
-pub fn gitdir_of(dir: &Path) -> Option<PathBuf> {
-    let dotgit = dir.join(".git");
-    if !dotgit.is_file() {
-        return None;
-    }
-    let text = std::fs::read_to_string(&dotgit).ok()?;
-    let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
-    let p = Path::new(target);
-    let abs = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        dir.join(p)
-    };
-    Some(crate::normalize::normalize_lexically(&abs))
 }
 
 #[cfg(test)]

@@ -37,7 +37,7 @@ impl AnthropicReviewer {
         max_output_tokens: u32,
     ) -> Result<Self, String> {
         Ok(AnthropicReviewer {
-            client: openai::http_client(timeout)?,
+            client: crate::transport::http_client(timeout)?,
             url: format!("{}/messages", base_url.trim_end_matches('/')),
             model: model.to_string(),
             api_key,

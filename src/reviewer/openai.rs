@@ -25,17 +25,6 @@ pub struct OpenAiReviewer {
     timeout: Duration,
 }
 
-/// An HTTP client for reviewer calls: rustls with the ring provider, the given timeout.
-pub fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
-    // reqwest is built without a default crypto provider; use ring (small, fast to build).
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(timeout.min(Duration::from_secs(10)))
-        .build()
-        .map_err(|e| format!("cannot build HTTP client: {e}"))
-}
-
 /// Sends a request and reads a 2xx body of at most [`MAX_REPLY_BYTES`]; every failure becomes
 /// a [`ReviewerError`] (with the server's `Retry-After` on 429/503).
 pub async fn send_and_read(
@@ -98,7 +87,7 @@ impl OpenAiReviewer {
         max_output_tokens: u32,
     ) -> Result<Self, String> {
         Ok(OpenAiReviewer {
-            client: http_client(timeout)?,
+            client: crate::transport::http_client(timeout)?,
             url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
             model: model.to_string(),
             api_key,
