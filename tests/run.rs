@@ -236,10 +236,11 @@ fn nothing_is_written_outside_the_run_and_settings_stay_untouched() {
     assert!(stdout.contains("call 2 Bash: deny"), "{stdout}");
     assert_eq!(std::fs::read_to_string(&settings).expect("settings"), user);
     let new: Vec<String> = r.files().difference(&before).cloned().collect();
-    // The agent's transcript (its own HOME), the allowed file, and guardian's audit log: nothing
-    // else, and no temporary file left anywhere.
-    assert_eq!(new.len(), 3, "{new:?}");
+    // The agent's transcript (its own HOME), the allowed file, and guardian's audit log with its
+    // lock: nothing else, and no temporary file left anywhere.
+    assert_eq!(new.len(), 4, "{new:?}");
     assert!(new.iter().any(|f| f == "audit.jsonl"), "{new:?}");
+    assert!(new.iter().any(|f| f == "audit.jsonl.lock"), "{new:?}");
     assert!(new.iter().any(|f| f == "ws/ok"), "{new:?}");
     assert!(
         new.iter()
