@@ -377,13 +377,35 @@ impl Guardian {
         mode: Unreviewed,
     ) -> ReviewResponse {
         use futures::StreamExt as _;
+        // Each review is its own task: the first deny answers at once, and the others still run
+        // to the end, so every file of a patch (every path of an escalation) is audited.
         let mut pending: futures::stream::FuturesUnordered<_> = reqs
             .into_iter()
             .flat_map(ReviewRequest::expand)
-            .map(|req| async move { self.review_one(req, client, mode).await.0 })
+            .map(|req| {
+                let g = Arc::clone(self);
+                let client = client.to_string();
+                tokio::spawn(async move { g.review_one(req, &client, mode).await.0 })
+            })
             .collect();
         let mut all = crate::verdict::AllAllowed::default();
-        while let Some(resp) = pending.next().await {
+        while let Some(joined) = pending.next().await {
+            let resp = match joined {
+                Ok(resp) => resp,
+                Err(e) => ReviewResponse {
+                    id: format!("rev_{}", ulid::Ulid::new()),
+                    decision: Decision::Deny,
+                    decided_by: DecidedBy::Fallback,
+                    rule: None,
+                    risk_level: None,
+                    rationale: format!("internal error: a review task failed ({e})"),
+                    message: format!(
+                        "denied: guardian hit an internal error. {DO_NOT_WORK_AROUND}"
+                    ),
+                    interrupt: false,
+                    unreviewed: true,
+                },
+            };
             if let Some(deny) = all.push(resp) {
                 return deny;
             }

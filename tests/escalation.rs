@@ -284,3 +284,68 @@ async fn claude_code_dangerously_disable_sandbox_is_an_escalation() {
     assert_eq!(last["deferred_to_user"], true, "{last}");
     assert_eq!(last["escalation"]["kind"], "unsandboxed");
 }
+
+/// Requests that must all be allowed (a patch's files, an escalation's paths): the first deny
+/// answers, and the reviews still running finish anyway, so every one of them is audited.
+#[tokio::test]
+async fn after_the_first_deny_the_other_reviews_still_finish_and_are_audited() {
+    let reviewer = fake_reviewer(
+        wiremock::ResponseTemplate::new(200)
+            .set_body_json(completion(&verdict("low", "high", "allow")))
+            .set_delay(std::time::Duration::from_millis(400)),
+    )
+    .await;
+    let h = Harness::new(&openai_reviewer(&reviewer.uri(), 5_000));
+    let write = |path: &str| {
+        guardian::ReviewRequest::from_json(
+            json!({"action": {"kind": "write", "path": path, "cwd": "/work/repo"},
+                   "session": {"id": "patch-1", "workspace_roots": ["/work/repo"]}})
+            .to_string()
+            .as_bytes(),
+        )
+        .expect("valid")
+    };
+    let resp = h
+        .guardian
+        .review_all(
+            vec![
+                write("/work/repo/notes-a.txt"),
+                guardian::ReviewRequest::from_json(
+                    shell("git push origin main").to_string().as_bytes(),
+                )
+                .expect("valid"),
+                write("/work/repo/notes-b.txt"),
+            ],
+            "test",
+            guardian::config::Unreviewed::Deny,
+        )
+        .await;
+    assert_eq!(resp.decision, guardian::Decision::Deny);
+    assert_eq!(resp.decided_by, guardian::DecidedBy::Rule, "{resp:?}");
+    // The two reviewer-bound files are still reviewed and recorded.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let recs = h.audit_records();
+        let paths: Vec<&str> = recs
+            .iter()
+            .filter_map(|r| r["action"]["path"].as_str())
+            .collect();
+        if recs.len() == 3 && paths.len() == 2 {
+            assert!(paths.contains(&"/work/repo/notes-a.txt"), "{paths:?}");
+            assert!(paths.contains(&"/work/repo/notes-b.txt"), "{paths:?}");
+            assert_eq!(
+                recs.iter()
+                    .filter(|r| r["decided_by"] == "reviewer")
+                    .count(),
+                2
+            );
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "only {} of 3 requests audited: {paths:?}",
+            recs.len()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
