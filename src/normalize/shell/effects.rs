@@ -224,676 +224,844 @@ fn bare_host(text: &str) -> Option<String> {
     ok.then(|| h.to_ascii_lowercase())
 }
 
-/// The effects of one command: `name` is the program's name, `args` the words after it.
+/// One family of commands: their names and what their words do.
+type Family = (
+    &'static [&'static str],
+    fn(&str, &[WordValue], &mut Effects),
+);
+
+/// The command families, like ripgrep's `default_types`: a new command is one entry here and one
+/// small function below.
+const FAMILIES: &[Family] = &[
+    (
+        &[
+            "rm", "rmdir", "unlink", "shred", "touch", "mkdir", "mkfifo", "mknod",
+        ],
+        fx_rm,
+    ),
+    (&["truncate"], fx_truncate),
+    (&["chmod", "chown", "chgrp", "chattr", "setfacl"], fx_chmod),
+    (&["tee"], fx_tee),
+    (&["cp", "mv", "install", "rsync", "scp"], fx_cp),
+    (&["ln"], fx_ln),
+    (&["dd"], fx_dd),
+    (&["sed", "gsed"], fx_sed),
+    (
+        &["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep"],
+        fx_grep,
+    ),
+    (&["awk", "gawk", "mawk", "nawk"], fx_awk),
+    (
+        &[
+            "cat",
+            "tac",
+            "nl",
+            "head",
+            "tail",
+            "less",
+            "more",
+            "most",
+            "bat",
+            "batcat",
+            "view",
+            "wc",
+            "cut",
+            "strings",
+            "xxd",
+            "od",
+            "hexdump",
+            "hd",
+            "base64",
+            "base32",
+            "md5sum",
+            "sha1sum",
+            "sha224sum",
+            "sha256sum",
+            "sha384sum",
+            "sha512sum",
+            "b2sum",
+            "cksum",
+            "file",
+            "zcat",
+            "bzcat",
+            "xzcat",
+            "zless",
+            "diff",
+            "cmp",
+            "comm",
+            "paste",
+            "join",
+            "fold",
+            "fmt",
+            "expand",
+            "unexpand",
+            "column",
+            "jq",
+            "yq",
+            "tr",
+            "rev",
+            "look",
+            "readlink",
+            "realpath",
+            "stat",
+            "du",
+            "pr",
+        ],
+        fx_cat,
+    ),
+    (&["sort", "uniq"], fx_sort),
+    (
+        &[
+            "vi", "vim", "nvim", "nano", "emacs", "ed", "code", "sudoedit",
+        ],
+        fx_vi,
+    ),
+    (
+        &["tar", "zip", "7z", "unzip", "gzip", "gunzip", "bzip2", "xz"],
+        fx_tar,
+    ),
+    (&["ls", "dir", "vdir", "tree", "exa", "eza"], fx_ls),
+    (&["find"], fx_find),
+    (&["cpio"], fx_cpio),
+    (&["source", "."], fx_source),
+    (&["curl"], fx_curl),
+    (
+        &[
+            "wget",
+            "fetch",
+            "aria2c",
+            "http",
+            "https",
+            "xh",
+            "lwp-request",
+            "GET",
+        ],
+        fx_wget,
+    ),
+    (&["git"], fx_git),
+    (
+        &[
+            "ssh", "sftp", "mosh", "telnet", "ftp", "nc", "ncat", "netcat", "socat",
+        ],
+        fx_ssh,
+    ),
+    (
+        &[
+            "pip", "pip3", "uv", "pipx", "npm", "pnpm", "yarn", "bun", "cargo", "gem", "go",
+        ],
+        fx_pip,
+    ),
+];
+
+/// The operands of parsed arguments, owned.
+fn operands(a: &Args<'_>) -> Vec<WordValue> {
+    a.operands.iter().map(|w| (*w).clone()).collect()
+}
+
+/// What command `name` with `args` reads, writes and contacts (nothing, for a command no family
+/// knows).
 pub fn effects(name: &str, args: &[WordValue]) -> Effects {
     let mut e = Effects::default();
-    let all = |a: &Args<'_>| a.operands.iter().map(|w| (*w).clone()).collect::<Vec<_>>();
-    match name {
-        "rm" | "rmdir" | "unlink" | "shred" | "touch" | "mkdir" | "mkfifo" | "mknod" => {
-            let a = parse_args(
-                args,
-                "mtrdnus",
-                &["mode", "reference", "date", "iterations", "size", "context"],
-            );
-            e.writes = all(&a);
-            if name == "touch" {
-                e.reads
-                    .extend(opt_values(&a, &["r", "reference"]).into_iter().cloned());
+    if let Some((_, f)) = FAMILIES.iter().find(|(names, _)| names.contains(&name)) {
+        f(name, args, &mut e);
+    }
+    e
+}
+
+/// `rm`, `rmdir`, `unlink`, `shred`, `touch`, `mkdir`, `mkfifo`, `mknod`.
+fn fx_rm(name: &str, args: &[WordValue], e: &mut Effects) {
+    let a = parse_args(
+        args,
+        "mtrdnus",
+        &["mode", "reference", "date", "iterations", "size", "context"],
+    );
+    e.writes = operands(&a);
+    if name == "touch" {
+        e.reads
+            .extend(opt_values(&a, &["r", "reference"]).into_iter().cloned());
+    }
+}
+
+/// `truncate`.
+fn fx_truncate(_name: &str, args: &[WordValue], e: &mut Effects) {
+    let a = parse_args(args, "sr", &["size", "reference"]);
+    e.writes = operands(&a);
+    e.reads
+        .extend(opt_values(&a, &["r", "reference"]).into_iter().cloned());
+}
+
+/// `chmod`, `chown`, `chgrp`, `chattr`, `setfacl`.
+fn fx_chmod(_name: &str, args: &[WordValue], e: &mut Effects) {
+    let a = parse_args(args, "", &["reference"]);
+    let skip = usize::from(!args.iter().any(|w| w.text.starts_with("--reference")));
+    e.writes = a.operands.iter().skip(skip).map(|w| (*w).clone()).collect();
+}
+
+/// `tee`.
+fn fx_tee(_name: &str, args: &[WordValue], e: &mut Effects) {
+    let a = parse_args(args, "", &["output-error"]);
+    e.writes = operands(&a);
+}
+
+/// `cp`, `mv`, `install`, `rsync`, `scp`.
+fn fx_cp(name: &str, args: &[WordValue], e: &mut Effects) {
+    let a = parse_args(
+        args,
+        "tSmogeiPFl",
+        &[
+            "target-directory",
+            "suffix",
+            "mode",
+            "owner",
+            "group",
+            "backup",
+            "rsh",
+            "exclude",
+            "include",
+            "port",
+            "rsync-path",
+            "filter",
+        ],
+    );
+    let mut ops = operands(&a);
+    if matches!(name, "rsync" | "scp") {
+        for w in &ops {
+            if let Some(h) = scp_host(&w.text) {
+                e.hosts.push(h);
             }
         }
-        "truncate" => {
-            let a = parse_args(args, "sr", &["size", "reference"]);
-            e.writes = all(&a);
-            e.reads
-                .extend(opt_values(&a, &["r", "reference"]).into_iter().cloned());
+        ops.retain(|w| scp_host(&w.text).is_none());
+    }
+    let mut target: Vec<WordValue> = opt_values(&a, &["t", "target-directory"])
+        .into_iter()
+        .cloned()
+        .collect();
+    target.extend(long_eq(args, &["target-directory"]));
+    if name == "install" && has_opt(&a, &["d", "directory"]) {
+        e.writes = ops;
+    } else if !target.is_empty() {
+        e.writes = target;
+        e.reads = ops.clone();
+    } else if ops.len() >= 2 || matches!(name, "rsync" | "scp") && !ops.is_empty() {
+        let remote_dest = matches!(name, "rsync" | "scp")
+            && args
+                .iter()
+                .rfind(|w| !w.text.starts_with('-'))
+                .is_some_and(|w| scp_host(&w.text).is_some());
+        if remote_dest {
+            e.reads = ops;
+        } else if let Some(last) = ops.pop() {
+            e.writes.push(last);
+            e.reads = ops;
         }
-        "chmod" | "chown" | "chgrp" | "chattr" | "setfacl" => {
-            let a = parse_args(args, "", &["reference"]);
-            let skip = usize::from(!args.iter().any(|w| w.text.starts_with("--reference")));
-            e.writes = a.operands.iter().skip(skip).map(|w| (*w).clone()).collect();
+    }
+    if name == "mv" {
+        e.writes.extend(e.reads.iter().cloned());
+    }
+    // Recursive copies read everything under their sources.
+    let recursive = match name {
+        "cp" | "scp" => has_opt(&a, &["r", "R", "a", "recursive", "archive"]),
+        "rsync" => has_opt(&a, &["r", "a", "recursive", "archive"]),
+        _ => false,
+    };
+    if recursive {
+        e.tree_reads = e.reads.clone();
+    }
+}
+
+/// `ln`.
+fn fx_ln(_name: &str, args: &[WordValue], e: &mut Effects) {
+    let a = parse_args(args, "tS", &["target-directory", "suffix"]);
+    let ops = operands(&a);
+    let target: Vec<WordValue> = opt_values(&a, &["t", "target-directory"])
+        .into_iter()
+        .cloned()
+        .collect();
+    if !target.is_empty() {
+        e.writes = target;
+    } else if ops.len() >= 2 {
+        e.writes = ops.last().cloned().into_iter().collect();
+    } else if let Some(t) = ops.first() {
+        let base = t.text.rsplit('/').next().unwrap_or(&t.text);
+        e.writes.push(WordValue {
+            text: base.to_string(),
+            ..t.clone()
+        });
+    }
+}
+
+/// `dd`.
+fn fx_dd(_name: &str, args: &[WordValue], e: &mut Effects) {
+    for w in args {
+        if let Some(v) = w.text.strip_prefix("of=") {
+            e.writes.push(WordValue {
+                text: v.to_string(),
+                ..w.clone()
+            });
+        } else if let Some(v) = w.text.strip_prefix("if=") {
+            e.reads.push(WordValue {
+                text: v.to_string(),
+                ..w.clone()
+            });
         }
-        "tee" => {
-            let a = parse_args(args, "", &["output-error"]);
-            e.writes = all(&a);
+    }
+}
+
+/// `sed`, `gsed`.
+fn fx_sed(_name: &str, args: &[WordValue], e: &mut Effects) {
+    let in_place = args.iter().any(|w| {
+        w.text == "-i"
+            || w.text.starts_with("-i") && !w.text.starts_with("-i=")
+            || w.text.starts_with("--in-place")
+            || (w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains('i'))
+    });
+    let a = parse_args(args, "efl", &["expression", "file", "line-length"]);
+    let script_given = has_opt(&a, &["e", "expression", "f", "file"]);
+    let files: Vec<WordValue> = a
+        .operands
+        .iter()
+        .skip(usize::from(!script_given))
+        .map(|w| (*w).clone())
+        .collect();
+    e.reads
+        .extend(opt_values(&a, &["f", "file"]).into_iter().cloned());
+    if in_place {
+        e.writes = files.clone();
+    }
+    e.reads.extend(files);
+}
+
+/// `grep`, `egrep`, `fgrep`, `rg`, `ag`, `ack`, `zgrep`.
+fn fx_grep(name: &str, args: &[WordValue], e: &mut Effects) {
+    let short_with_arg = match name {
+        "rg" => "efmABCgtTrMj",
+        "ag" => "ABCGgm",
+        _ => "efmABCdD",
+    };
+    let a = parse_args(
+        args,
+        short_with_arg,
+        &[
+            "regexp",
+            "file",
+            "max-count",
+            "after-context",
+            "before-context",
+            "context",
+            "glob",
+            "type",
+            "type-not",
+            "replace",
+            "color",
+            "colors",
+            "include",
+            "exclude",
+            "exclude-dir",
+            "max-depth",
+            "label",
+        ],
+    );
+    let pattern_given = has_opt(&a, &["e", "regexp", "f", "file"]);
+    let listing = name == "rg" && has_opt(&a, &["files"]);
+    e.reads
+        .extend(opt_values(&a, &["f", "file"]).into_iter().cloned());
+    let files: Vec<WordValue> = a
+        .operands
+        .iter()
+        .skip(usize::from(!pattern_given && !listing))
+        .map(|w| (*w).clone())
+        .collect();
+    e.reads.extend(files.iter().cloned());
+    // rg, ag and ack search directories recursively by default; grep with -r/-R.
+    let recursive = match name {
+        "rg" | "ag" | "ack" => true,
+        _ => {
+            has_opt(&a, &["r", "R", "recursive", "dereference-recursive"])
+                || long_eq(args, &["directories"])
+                    .iter()
+                    .chain(opt_values(&a, &["d", "directories"]))
+                    .any(|w| w.text == "recurse")
         }
-        "cp" | "mv" | "install" | "rsync" | "scp" => {
-            let a = parse_args(
-                args,
-                "tSmogeiPFl",
-                &[
-                    "target-directory",
-                    "suffix",
-                    "mode",
-                    "owner",
-                    "group",
-                    "backup",
-                    "rsh",
-                    "exclude",
-                    "include",
-                    "port",
-                    "rsync-path",
-                    "filter",
-                ],
-            );
-            let mut ops = all(&a);
-            if matches!(name, "rsync" | "scp") {
-                for w in &ops {
-                    if let Some(h) = scp_host(&w.text) {
-                        e.hosts.push(h);
-                    }
-                }
-                ops.retain(|w| scp_host(&w.text).is_none());
-            }
-            let mut target: Vec<WordValue> = opt_values(&a, &["t", "target-directory"])
-                .into_iter()
+    };
+    if recursive {
+        e.tree_reads = if files.is_empty() {
+            vec![WordValue::literal(".")]
+        } else {
+            files
+        };
+        // ripgrep skips hidden paths unless --hidden, -. or -uu (each -u widens:
+        // ignored files, then hidden ones); ag unless --hidden, -u or --unrestricted.
+        let u_count: usize = args
+            .iter()
+            .filter(|w| w.text.starts_with('-') && !w.text.starts_with("--"))
+            .map(|w| w.text.matches('u').count())
+            .sum::<usize>()
+            + a.options
+                .iter()
+                .filter(|(n, _)| n == "unrestricted")
+                .count();
+        e.skips_hidden = match name {
+            "rg" => !(has_opt(&a, &["hidden", "."]) || u_count >= 2),
+            "ag" => !(has_opt(&a, &["hidden", "u", "unrestricted"])),
+            _ => false,
+        };
+    }
+}
+
+/// `awk`, `gawk`, `mawk`, `nawk`.
+fn fx_awk(name: &str, args: &[WordValue], e: &mut Effects) {
+    let a = parse_args(args, "fvF", &["file", "assign", "field-separator"]);
+    let prog_given = has_opt(&a, &["f", "file"]);
+    e.reads
+        .extend(opt_values(&a, &["f", "file"]).into_iter().cloned());
+    e.reads.extend(
+        a.operands
+            .iter()
+            .skip(usize::from(!prog_given))
+            .filter(|w| !w.text.contains('='))
+            .map(|w| (*w).clone()),
+    );
+    if args.iter().any(|w| {
+        w.text.contains("system(") || w.text.contains("| getline") || w.text.contains("print >")
+    }) {
+        e.unknown
+            .push(format!("{name} program runs commands or writes files"));
+    }
+}
+
+/// `cat`, `tac`, `nl`, `head`, `tail`, `less`, `more`, `most`, `bat`, `batcat`, `view`, `wc`, `cut`, `strings`, `xxd`, `od`, `hexdump`, `hd`, `base64`, `base32`, `md5sum`, `sha1sum`, `sha224sum`, `sha256sum`, `sha384sum`, `sha512sum`, `b2sum`, `cksum`, `file`, `zcat`, `bzcat`, `xzcat`, `zless`, `diff`, `cmp`, `comm`, `paste`, `join`, `fold`, `fmt`, `expand`, `unexpand`, `column`, `jq`, `yq`, `tr`, `rev`, `look`, `readlink`, `realpath`, `stat`, `du`, `pr`.
+fn fx_cat(name: &str, args: &[WordValue], e: &mut Effects) {
+    let short_with_arg = match name {
+        "head" | "tail" => "nc",
+        "cut" => "dfcb",
+        "nl" => "bdfhilnsvw",
+        "od" => "AtjNw",
+        "xxd" => "clsgo",
+        "base64" | "base32" | "fold" | "fmt" => "w",
+        "jq" | "yq" => "f",
+        "du" => "dBt",
+        "pr" => "hlwo",
+        _ => "",
+    };
+    let a = parse_args(
+        args,
+        short_with_arg,
+        &[
+            "lines",
+            "bytes",
+            "delimiter",
+            "fields",
+            "characters",
+            "width",
+            "from-file",
+            "to-file",
+            "format",
+            "arg",
+            "argjson",
+            "slurpfile",
+            "rawfile",
+            "max-depth",
+            "exclude",
+        ],
+    );
+    let skip = usize::from(matches!(name, "jq" | "yq" | "tr" | "look"));
+    let mut ops: Vec<WordValue> = a.operands.iter().skip(skip).map(|w| (*w).clone()).collect();
+    if name == "tr" {
+        ops.clear();
+    }
+    if matches!(name, "jq") {
+        e.reads.extend(
+            a.options
+                .iter()
+                .filter(|(n, _)| n == "slurpfile" || n == "rawfile")
+                .filter_map(|(_, v)| v.cloned()),
+        );
+    }
+    e.reads.extend(ops);
+}
+
+/// `sort`, `uniq`.
+fn fx_sort(name: &str, args: &[WordValue], e: &mut Effects) {
+    let a = parse_args(
+        args,
+        "oktST",
+        &[
+            "output",
+            "key",
+            "field-separator",
+            "buffer-size",
+            "temporary-directory",
+        ],
+    );
+    let mut ops = operands(&a);
+    e.writes
+        .extend(opt_values(&a, &["o", "output"]).into_iter().cloned());
+    e.writes.extend(long_eq(args, &["output"]));
+    if name == "uniq" && ops.len() >= 2 {
+        e.writes.extend(ops.pop());
+    }
+    e.reads.extend(ops);
+}
+
+/// `vi`, `vim`, `nvim`, `nano`, `emacs`, `ed`, `code`, `sudoedit`.
+fn fx_vi(_name: &str, args: &[WordValue], e: &mut Effects) {
+    let a = parse_args(args, "", &[]);
+    e.writes = operands(&a);
+}
+
+/// `tar`, `zip`, `7z`, `unzip`, `gzip`, `gunzip`, `bzip2`, `xz`.
+fn fx_tar(name: &str, args: &[WordValue], e: &mut Effects) {
+    // Archivers read and write whole trees; their operands are files either way.
+    let a = parse_args(args, "fCT", &["file", "directory"]);
+    let mut targets = operands(&a);
+    // What goes into a new archive is read recursively: tar -c (also the old `czf`
+    // form), zip -r, 7z a.
+    let old_style = args.first().filter(|w| !w.text.starts_with('-'));
+    let creating = match name {
+        "tar" => {
+            has_opt(&a, &["c", "create", "r", "append", "u", "update"])
+                || old_style.is_some_and(|w| w.text.contains(['c', 'r', 'u']))
+        }
+        "zip" => has_opt(&a, &["r", "recurse-paths"]),
+        "7z" => targets
+            .first()
+            .is_some_and(|w| matches!(w.text.as_str(), "a" | "u")),
+        _ => false,
+    };
+    if creating {
+        let sources: Vec<WordValue> = match name {
+            // tar: the operands (an old-style first word holds the flags).
+            "tar" => targets
+                .iter()
+                .skip(usize::from(old_style.is_some()))
+                .skip(usize::from(old_style.is_some_and(|w| w.text.contains('f'))))
                 .cloned()
-                .collect();
-            target.extend(long_eq(args, &["target-directory"]));
-            if name == "install" && has_opt(&a, &["d", "directory"]) {
-                e.writes = ops;
-            } else if !target.is_empty() {
-                e.writes = target;
-                e.reads = ops.clone();
-            } else if ops.len() >= 2 || matches!(name, "rsync" | "scp") && !ops.is_empty() {
-                let remote_dest = matches!(name, "rsync" | "scp")
-                    && args
-                        .iter()
-                        .rfind(|w| !w.text.starts_with('-'))
-                        .is_some_and(|w| scp_host(&w.text).is_some());
-                if remote_dest {
-                    e.reads = ops;
-                } else if let Some(last) = ops.pop() {
-                    e.writes.push(last);
-                    e.reads = ops;
-                }
-            }
-            if name == "mv" {
-                e.writes.extend(e.reads.iter().cloned());
-            }
-            // Recursive copies read everything under their sources.
-            let recursive = match name {
-                "cp" | "scp" => has_opt(&a, &["r", "R", "a", "recursive", "archive"]),
-                "rsync" => has_opt(&a, &["r", "a", "recursive", "archive"]),
-                _ => false,
-            };
-            if recursive {
-                e.tree_reads = e.reads.clone();
-            }
+                .collect(),
+            // zip ARCHIVE FILES…, 7z a ARCHIVE FILES…
+            "zip" => targets.iter().skip(1).cloned().collect(),
+            _ => targets.iter().skip(2).cloned().collect(),
+        };
+        e.tree_reads = if sources.is_empty() {
+            vec![WordValue::literal(".")]
+        } else {
+            sources
+        };
+        if has_opt(&a, &["T", "files-from"]) {
+            e.unknown.push(format!(
+                "{name} reads the list of files to archive from a file"
+            ));
         }
-        "ln" => {
-            let a = parse_args(args, "tS", &["target-directory", "suffix"]);
-            let ops = all(&a);
-            let target: Vec<WordValue> = opt_values(&a, &["t", "target-directory"])
-                .into_iter()
-                .cloned()
-                .collect();
-            if !target.is_empty() {
-                e.writes = target;
-            } else if ops.len() >= 2 {
-                e.writes = ops.last().cloned().into_iter().collect();
-            } else if let Some(t) = ops.first() {
-                let base = t.text.rsplit('/').next().unwrap_or(&t.text);
-                e.writes.push(WordValue {
-                    text: base.to_string(),
-                    ..t.clone()
+    }
+    targets.extend(opt_values(&a, &["f", "file"]).into_iter().cloned());
+    e.reads.extend(targets.iter().cloned());
+    e.writes.extend(targets);
+    if matches!(name, "tar" | "unzip")
+        && (has_opt(&a, &["x", "C", "directory", "extract"]) || name == "unzip")
+    {
+        e.writes.push(WordValue::literal("."));
+    }
+}
+
+/// `ls`, `dir`, `vdir`, `tree`, `exa`, `eza`.
+fn fx_ls(_name: &str, args: &[WordValue], e: &mut Effects) {
+    // Listing a directory discloses what is in it: its operands count as reads.
+    let a = parse_args(
+        args,
+        "IwT",
+        &[
+            "ignore",
+            "hide",
+            "width",
+            "tabsize",
+            "format",
+            "sort",
+            "time-style",
+            "color",
+        ],
+    );
+    e.reads = operands(&a);
+}
+
+/// `find`.
+fn fx_find(_name: &str, args: &[WordValue], e: &mut Effects) {
+    e.reads = args
+        .iter()
+        .take_while(|w| !w.text.starts_with('-') && !matches!(w.text.as_str(), "(" | "!" | ")"))
+        .cloned()
+        .collect();
+    // `find … -exec cat {} +` runs its command on every file found: everything under
+    // the start paths may be read.
+    if args
+        .iter()
+        .any(|w| matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+    {
+        e.tree_reads = if e.reads.is_empty() {
+            vec![WordValue::literal(".")]
+        } else {
+            e.reads.clone()
+        };
+    }
+}
+
+/// `cpio`.
+fn fx_cpio(_name: &str, args: &[WordValue], e: &mut Effects) {
+    let a = parse_args(args, "FIOHCEMR", &["file", "format", "pattern-file"]);
+    if has_opt(&a, &["o", "create", "p", "pass-through"]) {
+        e.unknown
+            .push("cpio reads the files listed on its standard input".into());
+    }
+    e.writes
+        .extend(opt_values(&a, &["F", "O", "file"]).into_iter().cloned());
+}
+
+/// `source`, `.`.
+fn fx_source(_name: &str, args: &[WordValue], e: &mut Effects) {
+    e.reads.extend(args.first().cloned());
+}
+
+/// `curl`.
+fn fx_curl(_name: &str, args: &[WordValue], e: &mut Effects) {
+    e.downloads = true;
+    let a = parse_args(
+        args,
+        "oTdFHXuAeEbcxmwrKYyzUQ",
+        &[
+            "output",
+            "upload-file",
+            "data",
+            "data-binary",
+            "data-raw",
+            "data-ascii",
+            "data-urlencode",
+            "form",
+            "form-string",
+            "header",
+            "request",
+            "user",
+            "user-agent",
+            "referer",
+            "cert",
+            "cookie",
+            "cookie-jar",
+            "proxy",
+            "max-time",
+            "write-out",
+            "range",
+            "config",
+            "url",
+            "json",
+            "connect-timeout",
+            "retry",
+            "resolve",
+            "output-dir",
+            "key",
+            "cacert",
+        ],
+    );
+    for w in a.operands.iter().copied().chain(opt_values(&a, &["url"])) {
+        match host_of(&w.text).or_else(|| bare_host(&w.text).filter(|h| h.contains('.'))) {
+            Some(h) => e.hosts.push(h),
+            None if w.dynamic.is_some() => e.unknown.push(format!(
+                "curl talks to a URL that is not static ({})",
+                w.text
+            )),
+            None => {}
+        }
+    }
+    e.writes.extend(
+        opt_values(&a, &["o", "output", "c", "cookie-jar"])
+            .into_iter()
+            .filter(|w| w.text != "-")
+            .cloned(),
+    );
+    if has_opt(&a, &["O", "remote-name", "remote-name-all", "J"]) {
+        e.unknown
+            .push("curl -O writes a file named after the URL".into());
+    }
+    for v in opt_values(&a, &["T", "upload-file", "K", "config"]) {
+        e.reads.push(v.clone());
+    }
+    for v in opt_values(
+        &a,
+        &[
+            "d",
+            "data",
+            "data-binary",
+            "data-raw",
+            "data-ascii",
+            "data-urlencode",
+            "F",
+            "form",
+            "json",
+        ],
+    ) {
+        if let Some(pos) = v.text.find('@') {
+            let file = v.text[pos + 1..].split(';').next().unwrap_or("");
+            if !file.is_empty() && file != "-" && !v.text[..pos].contains(' ') {
+                e.reads.push(WordValue {
+                    text: file.to_string(),
+                    ..v.clone()
                 });
             }
         }
-        "dd" => {
-            for w in args {
-                if let Some(v) = w.text.strip_prefix("of=") {
-                    e.writes.push(WordValue {
-                        text: v.to_string(),
-                        ..w.clone()
-                    });
-                } else if let Some(v) = w.text.strip_prefix("if=") {
-                    e.reads.push(WordValue {
-                        text: v.to_string(),
-                        ..w.clone()
-                    });
-                }
-            }
+    }
+}
+
+/// `wget`, `fetch`, `aria2c`, `http`, `https`, `xh`, `lwp-request`, `GET`.
+fn fx_wget(name: &str, args: &[WordValue], e: &mut Effects) {
+    e.downloads = true;
+    let a = parse_args(
+        args,
+        "OoPiaeUtTdw",
+        &[
+            "output-document",
+            "output-file",
+            "directory-prefix",
+            "input-file",
+            "post-file",
+            "body-file",
+            "user-agent",
+            "header",
+            "execute",
+            "tries",
+            "timeout",
+            "dir",
+            "out",
+        ],
+    );
+    for w in &a.operands {
+        match host_of(&w.text).or_else(|| bare_host(&w.text).filter(|h| h.contains('.'))) {
+            Some(h) => e.hosts.push(h),
+            None if w.dynamic.is_some() => e
+                .unknown
+                .push(format!("{name} talks to a URL that is not static")),
+            None => {}
         }
-        "sed" | "gsed" => {
-            let in_place = args.iter().any(|w| {
-                w.text == "-i"
-                    || w.text.starts_with("-i") && !w.text.starts_with("-i=")
-                    || w.text.starts_with("--in-place")
-                    || (w.text.starts_with('-')
-                        && !w.text.starts_with("--")
-                        && w.text.contains('i'))
-            });
-            let a = parse_args(args, "efl", &["expression", "file", "line-length"]);
-            let script_given = has_opt(&a, &["e", "expression", "f", "file"]);
-            let files: Vec<WordValue> = a
-                .operands
-                .iter()
-                .skip(usize::from(!script_given))
-                .map(|w| (*w).clone())
-                .collect();
-            e.reads
-                .extend(opt_values(&a, &["f", "file"]).into_iter().cloned());
-            if in_place {
-                e.writes = files.clone();
-            }
-            e.reads.extend(files);
-        }
-        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" | "zgrep" => {
-            let short_with_arg = match name {
-                "rg" => "efmABCgtTrMj",
-                "ag" => "ABCGgm",
-                _ => "efmABCdD",
-            };
-            let a = parse_args(
-                args,
-                short_with_arg,
-                &[
-                    "regexp",
-                    "file",
-                    "max-count",
-                    "after-context",
-                    "before-context",
-                    "context",
-                    "glob",
-                    "type",
-                    "type-not",
-                    "replace",
-                    "color",
-                    "colors",
-                    "include",
-                    "exclude",
-                    "exclude-dir",
-                    "max-depth",
-                    "label",
-                ],
-            );
-            let pattern_given = has_opt(&a, &["e", "regexp", "f", "file"]);
-            let listing = name == "rg" && has_opt(&a, &["files"]);
-            e.reads
-                .extend(opt_values(&a, &["f", "file"]).into_iter().cloned());
-            let files: Vec<WordValue> = a
-                .operands
-                .iter()
-                .skip(usize::from(!pattern_given && !listing))
-                .map(|w| (*w).clone())
-                .collect();
-            e.reads.extend(files.iter().cloned());
-            // rg, ag and ack search directories recursively by default; grep with -r/-R.
-            let recursive = match name {
-                "rg" | "ag" | "ack" => true,
-                _ => {
-                    has_opt(&a, &["r", "R", "recursive", "dereference-recursive"])
-                        || long_eq(args, &["directories"])
-                            .iter()
-                            .chain(opt_values(&a, &["d", "directories"]))
-                            .any(|w| w.text == "recurse")
-                }
-            };
-            if recursive {
-                e.tree_reads = if files.is_empty() {
-                    vec![WordValue::literal(".")]
-                } else {
-                    files
-                };
-                // ripgrep skips hidden paths unless --hidden, -. or -uu (each -u widens:
-                // ignored files, then hidden ones); ag unless --hidden, -u or --unrestricted.
-                let u_count: usize = args
-                    .iter()
-                    .filter(|w| w.text.starts_with('-') && !w.text.starts_with("--"))
-                    .map(|w| w.text.matches('u').count())
-                    .sum::<usize>()
-                    + a.options
-                        .iter()
-                        .filter(|(n, _)| n == "unrestricted")
-                        .count();
-                e.skips_hidden = match name {
-                    "rg" => !(has_opt(&a, &["hidden", "."]) || u_count >= 2),
-                    "ag" => !(has_opt(&a, &["hidden", "u", "unrestricted"])),
-                    _ => false,
-                };
-            }
-        }
-        "awk" | "gawk" | "mawk" | "nawk" => {
-            let a = parse_args(args, "fvF", &["file", "assign", "field-separator"]);
-            let prog_given = has_opt(&a, &["f", "file"]);
-            e.reads
-                .extend(opt_values(&a, &["f", "file"]).into_iter().cloned());
-            e.reads.extend(
-                a.operands
-                    .iter()
-                    .skip(usize::from(!prog_given))
-                    .filter(|w| !w.text.contains('='))
-                    .map(|w| (*w).clone()),
-            );
-            if args.iter().any(|w| {
-                w.text.contains("system(")
-                    || w.text.contains("| getline")
-                    || w.text.contains("print >")
-            }) {
-                e.unknown
-                    .push(format!("{name} program runs commands or writes files"));
-            }
-        }
-        "cat" | "tac" | "nl" | "head" | "tail" | "less" | "more" | "most" | "bat" | "batcat"
-        | "view" | "wc" | "cut" | "strings" | "xxd" | "od" | "hexdump" | "hd" | "base64"
-        | "base32" | "md5sum" | "sha1sum" | "sha224sum" | "sha256sum" | "sha384sum"
-        | "sha512sum" | "b2sum" | "cksum" | "file" | "zcat" | "bzcat" | "xzcat" | "zless"
-        | "diff" | "cmp" | "comm" | "paste" | "join" | "fold" | "fmt" | "expand" | "unexpand"
-        | "column" | "jq" | "yq" | "tr" | "rev" | "look" | "readlink" | "realpath" | "stat"
-        | "du" | "pr" => {
-            let short_with_arg = match name {
-                "head" | "tail" => "nc",
-                "cut" => "dfcb",
-                "nl" => "bdfhilnsvw",
-                "od" => "AtjNw",
-                "xxd" => "clsgo",
-                "base64" | "base32" | "fold" | "fmt" => "w",
-                "jq" | "yq" => "f",
-                "du" => "dBt",
-                "pr" => "hlwo",
-                _ => "",
-            };
-            let a = parse_args(
-                args,
-                short_with_arg,
-                &[
-                    "lines",
-                    "bytes",
-                    "delimiter",
-                    "fields",
-                    "characters",
-                    "width",
-                    "from-file",
-                    "to-file",
-                    "format",
-                    "arg",
-                    "argjson",
-                    "slurpfile",
-                    "rawfile",
-                    "max-depth",
-                    "exclude",
-                ],
-            );
-            let skip = usize::from(matches!(name, "jq" | "yq" | "tr" | "look"));
-            let mut ops: Vec<WordValue> =
-                a.operands.iter().skip(skip).map(|w| (*w).clone()).collect();
-            if name == "tr" {
-                ops.clear();
-            }
-            if matches!(name, "jq") {
-                e.reads.extend(
-                    a.options
-                        .iter()
-                        .filter(|(n, _)| n == "slurpfile" || n == "rawfile")
-                        .filter_map(|(_, v)| v.cloned()),
-                );
-            }
-            e.reads.extend(ops);
-        }
-        "sort" | "uniq" => {
-            let a = parse_args(
-                args,
-                "oktST",
-                &[
-                    "output",
-                    "key",
-                    "field-separator",
-                    "buffer-size",
-                    "temporary-directory",
-                ],
-            );
-            let mut ops = all(&a);
-            e.writes
-                .extend(opt_values(&a, &["o", "output"]).into_iter().cloned());
-            e.writes.extend(long_eq(args, &["output"]));
-            if name == "uniq" && ops.len() >= 2 {
-                e.writes.extend(ops.pop());
-            }
-            e.reads.extend(ops);
-        }
-        "vi" | "vim" | "nvim" | "nano" | "emacs" | "ed" | "code" | "sudoedit" => {
-            let a = parse_args(args, "", &[]);
-            e.writes = all(&a);
-        }
-        "tar" | "zip" | "7z" | "unzip" | "gzip" | "gunzip" | "bzip2" | "xz" => {
-            // Archivers read and write whole trees; their operands are files either way.
-            let a = parse_args(args, "fCT", &["file", "directory"]);
-            let mut targets = all(&a);
-            // What goes into a new archive is read recursively: tar -c (also the old `czf`
-            // form), zip -r, 7z a.
-            let old_style = args.first().filter(|w| !w.text.starts_with('-'));
-            let creating = match name {
-                "tar" => {
-                    has_opt(&a, &["c", "create", "r", "append", "u", "update"])
-                        || old_style.is_some_and(|w| w.text.contains(['c', 'r', 'u']))
-                }
-                "zip" => has_opt(&a, &["r", "recurse-paths"]),
-                "7z" => targets
-                    .first()
-                    .is_some_and(|w| matches!(w.text.as_str(), "a" | "u")),
-                _ => false,
-            };
-            if creating {
-                let sources: Vec<WordValue> = match name {
-                    // tar: the operands (an old-style first word holds the flags).
-                    "tar" => targets
-                        .iter()
-                        .skip(usize::from(old_style.is_some()))
-                        .skip(usize::from(old_style.is_some_and(|w| w.text.contains('f'))))
-                        .cloned()
-                        .collect(),
-                    // zip ARCHIVE FILES…, 7z a ARCHIVE FILES…
-                    "zip" => targets.iter().skip(1).cloned().collect(),
-                    _ => targets.iter().skip(2).cloned().collect(),
-                };
-                e.tree_reads = if sources.is_empty() {
-                    vec![WordValue::literal(".")]
-                } else {
-                    sources
-                };
-                if has_opt(&a, &["T", "files-from"]) {
-                    e.unknown.push(format!(
-                        "{name} reads the list of files to archive from a file"
-                    ));
-                }
-            }
-            targets.extend(opt_values(&a, &["f", "file"]).into_iter().cloned());
-            e.reads.extend(targets.iter().cloned());
-            e.writes.extend(targets);
-            if matches!(name, "tar" | "unzip")
-                && (has_opt(&a, &["x", "C", "directory", "extract"]) || name == "unzip")
-            {
-                e.writes.push(WordValue::literal("."));
-            }
-        }
-        "ls" | "dir" | "vdir" | "tree" | "exa" | "eza" => {
-            // Listing a directory discloses what is in it: its operands count as reads.
-            let a = parse_args(
-                args,
-                "IwT",
-                &[
-                    "ignore",
-                    "hide",
-                    "width",
-                    "tabsize",
-                    "format",
-                    "sort",
-                    "time-style",
-                    "color",
-                ],
-            );
-            e.reads = all(&a);
-        }
-        "find" => {
-            e.reads = args
-                .iter()
-                .take_while(|w| {
-                    !w.text.starts_with('-') && !matches!(w.text.as_str(), "(" | "!" | ")")
-                })
-                .cloned()
-                .collect();
-            // `find … -exec cat {} +` runs its command on every file found: everything under
-            // the start paths may be read.
-            if args
-                .iter()
-                .any(|w| matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
-            {
-                e.tree_reads = if e.reads.is_empty() {
-                    vec![WordValue::literal(".")]
-                } else {
-                    e.reads.clone()
-                };
-            }
-        }
-        "cpio" => {
-            let a = parse_args(args, "FIOHCEMR", &["file", "format", "pattern-file"]);
-            if has_opt(&a, &["o", "create", "p", "pass-through"]) {
-                e.unknown
-                    .push("cpio reads the files listed on its standard input".into());
-            }
-            e.writes
-                .extend(opt_values(&a, &["F", "O", "file"]).into_iter().cloned());
-        }
-        "source" | "." => {
-            e.reads.extend(args.first().cloned());
-        }
-        "curl" => {
-            e.downloads = true;
-            let a = parse_args(
-                args,
-                "oTdFHXuAeEbcxmwrKYyzUQ",
-                &[
-                    "output",
-                    "upload-file",
-                    "data",
-                    "data-binary",
-                    "data-raw",
-                    "data-ascii",
-                    "data-urlencode",
-                    "form",
-                    "form-string",
-                    "header",
-                    "request",
-                    "user",
-                    "user-agent",
-                    "referer",
-                    "cert",
-                    "cookie",
-                    "cookie-jar",
-                    "proxy",
-                    "max-time",
-                    "write-out",
-                    "range",
-                    "config",
-                    "url",
-                    "json",
-                    "connect-timeout",
-                    "retry",
-                    "resolve",
-                    "output-dir",
-                    "key",
-                    "cacert",
-                ],
-            );
-            for w in a.operands.iter().copied().chain(opt_values(&a, &["url"])) {
-                match host_of(&w.text).or_else(|| bare_host(&w.text).filter(|h| h.contains('.'))) {
-                    Some(h) => e.hosts.push(h),
-                    None if w.dynamic.is_some() => e.unknown.push(format!(
-                        "curl talks to a URL that is not static ({})",
-                        w.text
-                    )),
-                    None => {}
-                }
-            }
-            e.writes.extend(
-                opt_values(&a, &["o", "output", "c", "cookie-jar"])
-                    .into_iter()
-                    .filter(|w| w.text != "-")
-                    .cloned(),
-            );
-            if has_opt(&a, &["O", "remote-name", "remote-name-all", "J"]) {
-                e.unknown
-                    .push("curl -O writes a file named after the URL".into());
-            }
-            for v in opt_values(&a, &["T", "upload-file", "K", "config"]) {
-                e.reads.push(v.clone());
-            }
-            for v in opt_values(
-                &a,
-                &[
-                    "d",
-                    "data",
-                    "data-binary",
-                    "data-raw",
-                    "data-ascii",
-                    "data-urlencode",
-                    "F",
-                    "form",
-                    "json",
-                ],
-            ) {
-                if let Some(pos) = v.text.find('@') {
-                    let file = v.text[pos + 1..].split(';').next().unwrap_or("");
-                    if !file.is_empty() && file != "-" && !v.text[..pos].contains(' ') {
-                        e.reads.push(WordValue {
-                            text: file.to_string(),
-                            ..v.clone()
-                        });
-                    }
-                }
-            }
-        }
-        "wget" | "fetch" | "aria2c" | "http" | "https" | "xh" | "lwp-request" | "GET" => {
-            e.downloads = true;
-            let a = parse_args(
-                args,
-                "OoPiaeUtTdw",
-                &[
-                    "output-document",
-                    "output-file",
-                    "directory-prefix",
-                    "input-file",
-                    "post-file",
-                    "body-file",
-                    "user-agent",
-                    "header",
-                    "execute",
-                    "tries",
-                    "timeout",
-                    "dir",
-                    "out",
-                ],
-            );
-            for w in &a.operands {
-                match host_of(&w.text).or_else(|| bare_host(&w.text).filter(|h| h.contains('.'))) {
-                    Some(h) => e.hosts.push(h),
-                    None if w.dynamic.is_some() => e
-                        .unknown
-                        .push(format!("{name} talks to a URL that is not static")),
-                    None => {}
-                }
-            }
-            let outputs: Vec<WordValue> = opt_values(
-                &a,
-                &[
-                    "O",
-                    "output-document",
-                    "o",
-                    "output-file",
-                    "P",
-                    "directory-prefix",
-                    "d",
-                    "dir",
-                    "out",
-                ],
-            )
+    }
+    let outputs: Vec<WordValue> = opt_values(
+        &a,
+        &[
+            "O",
+            "output-document",
+            "o",
+            "output-file",
+            "P",
+            "directory-prefix",
+            "d",
+            "dir",
+            "out",
+        ],
+    )
+    .into_iter()
+    .filter(|w| w.text != "-")
+    .cloned()
+    .collect();
+    let to_stdout = args.iter().any(|w| w.text == "-O-" || w.text == "-qO-")
+        || opt_values(&a, &["O", "output-document"])
+            .iter()
+            .any(|w| w.text == "-");
+    if outputs.is_empty() && !to_stdout && name == "wget" {
+        e.unknown
+            .push("wget writes a file named after the URL".into());
+    }
+    e.writes.extend(outputs);
+    e.reads.extend(
+        opt_values(&a, &["i", "input-file", "post-file", "body-file"])
             .into_iter()
-            .filter(|w| w.text != "-")
-            .cloned()
-            .collect();
-            let to_stdout = args.iter().any(|w| w.text == "-O-" || w.text == "-qO-")
-                || opt_values(&a, &["O", "output-document"])
-                    .iter()
-                    .any(|w| w.text == "-");
-            if outputs.is_empty() && !to_stdout && name == "wget" {
-                e.unknown
-                    .push("wget writes a file named after the URL".into());
-            }
-            e.writes.extend(outputs);
-            e.reads.extend(
-                opt_values(&a, &["i", "input-file", "post-file", "body-file"])
-                    .into_iter()
-                    .cloned(),
-            );
-        }
-        "git" => git_effects(args, &mut e),
-        "ssh" | "sftp" | "mosh" | "telnet" | "ftp" | "nc" | "ncat" | "netcat" | "socat" => {
-            let a = parse_args(args, "pilLRDJWbcEeFmOoQSwsxXqTB", &[]);
-            e.reads
-                .extend(opt_values(&a, &["i", "F"]).into_iter().cloned());
-            if name == "socat" {
-                for w in &a.operands {
-                    if let Some(rest) = w.text.split_once(':').map(|(_, r)| r) {
-                        if let Some(h) = rest
-                            .split(':')
-                            .next()
-                            .and_then(bare_host)
-                            .filter(|h| h.contains('.') || h == "localhost")
-                        {
-                            e.hosts.push(h);
-                        }
-                    }
-                }
-            } else if let Some(first) = a.operands.first() {
-                match bare_host(&first.text).or_else(|| host_of(&first.text)) {
-                    Some(h) => e.hosts.push(h),
-                    None => e
-                        .unknown
-                        .push(format!("{name} talks to a host that is not static")),
-                }
-            } else if has_opt(&a, &["l"]) {
-                e.unknown.push(format!("{name} listens for connections"));
-            }
-            if has_opt(&a, &["e", "c"]) && matches!(name, "nc" | "ncat" | "netcat") {
-                e.unknown
-                    .push(format!("{name} -e/-c runs a program for the connection"));
-            }
-        }
-        "pip" | "pip3" | "uv" | "pipx" | "npm" | "pnpm" | "yarn" | "bun" | "cargo" | "gem"
-        | "go" => {
-            let a = parse_args(
-                args,
-                "ifr",
-                &[
-                    "index-url",
-                    "extra-index-url",
-                    "find-links",
-                    "requirement",
-                    "registry",
-                    "git",
-                    "index",
-                    "source",
-                ],
-            );
-            for v in opt_values(
-                &a,
-                &[
-                    "i",
-                    "index-url",
-                    "extra-index-url",
-                    "f",
-                    "find-links",
-                    "registry",
-                    "git",
-                    "index",
-                    "source",
-                ],
-            ) {
-                if let Some(h) = host_of(&v.text) {
-                    e.hosts.push(h);
-                }
-            }
-            for w in args {
-                if let Some((_, v)) = w.text.strip_prefix("--").and_then(|l| l.split_once('='))
-                    && let Some(h) = host_of(v)
+            .cloned(),
+    );
+}
+
+/// `git`.
+fn fx_git(_name: &str, args: &[WordValue], e: &mut Effects) {
+    git_effects(args, e);
+}
+
+/// `ssh`, `sftp`, `mosh`, `telnet`, `ftp`, `nc`, `ncat`, `netcat`, `socat`.
+fn fx_ssh(name: &str, args: &[WordValue], e: &mut Effects) {
+    let a = parse_args(args, "pilLRDJWbcEeFmOoQSwsxXqTB", &[]);
+    e.reads
+        .extend(opt_values(&a, &["i", "F"]).into_iter().cloned());
+    if name == "socat" {
+        for w in &a.operands {
+            if let Some(rest) = w.text.split_once(':').map(|(_, r)| r) {
+                if let Some(h) = rest
+                    .split(':')
+                    .next()
+                    .and_then(bare_host)
+                    .filter(|h| h.contains('.') || h == "localhost")
                 {
                     e.hosts.push(h);
                 }
             }
-            for w in &a.operands {
-                if let Some(h) = host_of(&w.text) {
-                    e.hosts.push(h);
-                } else if let Some(repo) = w.text.strip_prefix("github:") {
-                    let _ = repo;
-                    e.hosts.push("github.com".into());
-                }
-            }
-            e.reads
-                .extend(opt_values(&a, &["r", "requirement"]).into_iter().cloned());
         }
-        _ => {}
+    } else if let Some(first) = a.operands.first() {
+        match bare_host(&first.text).or_else(|| host_of(&first.text)) {
+            Some(h) => e.hosts.push(h),
+            None => e
+                .unknown
+                .push(format!("{name} talks to a host that is not static")),
+        }
+    } else if has_opt(&a, &["l"]) {
+        e.unknown.push(format!("{name} listens for connections"));
     }
-    e
+    if has_opt(&a, &["e", "c"]) && matches!(name, "nc" | "ncat" | "netcat") {
+        e.unknown
+            .push(format!("{name} -e/-c runs a program for the connection"));
+    }
+}
+
+/// `pip`, `pip3`, `uv`, `pipx`, `npm`, `pnpm`, `yarn`, `bun`, `cargo`, `gem`, `go`.
+fn fx_pip(_name: &str, args: &[WordValue], e: &mut Effects) {
+    let a = parse_args(
+        args,
+        "ifr",
+        &[
+            "index-url",
+            "extra-index-url",
+            "find-links",
+            "requirement",
+            "registry",
+            "git",
+            "index",
+            "source",
+        ],
+    );
+    for v in opt_values(
+        &a,
+        &[
+            "i",
+            "index-url",
+            "extra-index-url",
+            "f",
+            "find-links",
+            "registry",
+            "git",
+            "index",
+            "source",
+        ],
+    ) {
+        if let Some(h) = host_of(&v.text) {
+            e.hosts.push(h);
+        }
+    }
+    for w in args {
+        if let Some((_, v)) = w.text.strip_prefix("--").and_then(|l| l.split_once('='))
+            && let Some(h) = host_of(v)
+        {
+            e.hosts.push(h);
+        }
+    }
+    for w in &a.operands {
+        if let Some(h) = host_of(&w.text) {
+            e.hosts.push(h);
+        } else if let Some(repo) = w.text.strip_prefix("github:") {
+            let _ = repo;
+            e.hosts.push("github.com".into());
+        }
+    }
+    e.reads
+        .extend(opt_values(&a, &["r", "requirement"]).into_iter().cloned());
 }
 
 fn git_effects(args: &[WordValue], e: &mut Effects) {
