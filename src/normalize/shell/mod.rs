@@ -557,7 +557,7 @@ impl Walker {
             mut writes,
             stdin: new_stdin,
             mut dynamic,
-            mut downloads,
+            downloads,
             proc_subst_downloads,
         } = c;
         let stdin = new_stdin.unwrap_or(stdin);
@@ -565,274 +565,285 @@ impl Walker {
             reads.extend(r.iter().cloned());
             writes.extend(w.iter().cloned());
         }
-        let args_download = downloads || proc_subst_downloads;
-
         if words_v.is_empty() {
             // Assignments or redirections only: the redirections still touch files.
             if !reads.is_empty() || !writes.is_empty() {
-                let cmd = self.command(
-                    Vec::new(),
-                    &[],
-                    &[0],
+                let cmd = self.command(CommandParts {
+                    argv: Vec::new(),
+                    words: &[],
+                    levels: &[0],
                     context,
                     dynamic,
                     reads,
                     writes,
-                    Vec::new(),
-                    false,
-                    false,
-                );
+                    hosts: Vec::new(),
+                    privileged: false,
+                    wrapper_only: false,
+                });
                 self.commands.push(cmd);
             }
             return downloads;
         }
-
         let un = wrappers::unwrap(&words_v);
         reads.extend(un.reads.iter().cloned());
         writes.extend(un.writes.iter().cloned());
         if dynamic.is_none() {
             dynamic.clone_from(&un.dynamic);
         }
-        let privileged = un.privileged || self.privileged_context;
-        match un.inner {
-            Inner::Argv(k) => {
-                let mut argv_v: Vec<WordValue> = words_v[k..].to_vec();
-                if argv_v.is_empty() && un.wrappers.last().is_some_and(|w| w == "xargs") {
-                    argv_v.push(WordValue::literal("echo"));
-                }
-                if un.hidden_args && dynamic.is_none() {
-                    dynamic =
-                        Some("xargs passes it arguments that are not known statically".into());
-                }
-                let name = argv_v
-                    .first()
-                    .map(|w| program_name(&w.text).to_string())
-                    .unwrap_or_default();
-                let base = basename(&name).to_string();
-                let fx = effects::effects(&base, argv_v.get(1..).unwrap_or(&[]));
-                downloads |= fx.downloads || DOWNLOADERS.contains(&base.as_str());
-                let tree =
-                    (!fx.tree_reads.is_empty()).then(|| (fx.tree_reads.clone(), fx.skips_hidden));
-                reads.extend(fx.reads);
-                writes.extend(fx.writes);
-                if let Some(why) = fx.unknown.first()
-                    && dynamic.is_none()
-                {
-                    dynamic = Some(why.clone());
-                }
-                for w in &argv_v {
-                    if w.dynamic.is_some() && dynamic.is_none() {
-                        dynamic = Some(format!(
-                            "the argument {:?} is not static ({})",
-                            w.text,
-                            w.dynamic.as_deref().unwrap_or("")
-                        ));
-                    }
-                }
-                // Interpreters: remote code, and code from standard input.
-                if is_interpreter(&base) {
-                    let stdin_downloads = matches!(
-                        stdin,
-                        Stdin::Pipe {
-                            downloads: true,
-                            ..
-                        }
-                    );
-                    if args_download || stdin_downloads {
-                        self.remote_code
-                            .push(format!("downloaded content is run by {base}"));
-                    }
-                    let script_arg = argv_v.iter().skip(1).any(|w| !w.text.starts_with('-'));
-                    let inline = argv_v.iter().any(|w| {
-                        matches!(
-                            w.text.as_str(),
-                            "-c" | "-e" | "-E" | "-r" | "--eval" | "--command"
-                        )
-                    });
-                    if !script_arg
-                        && !inline
-                        && !matches!(stdin, Stdin::Terminal)
-                        && dynamic.is_none()
-                    {
-                        dynamic = Some(format!("{base} runs a script from its standard input"));
-                    }
-                }
-                self.special_builtin(&base, &argv_v, &mut dynamic, context);
-                if base == "find" {
-                    writes.extend(find_writes(&argv_v));
-                }
-                let hosts = fx.hosts;
-                let argv: Vec<String> = argv_v.iter().map(|w| w.text.clone()).collect();
-                let levels = un.levels.clone();
-                self.pending_tree = tree;
-                let cmd = self.command(
-                    argv, &words_v, &levels, context, dynamic, reads, writes, hosts, privileged,
-                    false,
-                );
-                self.commands.push(cmd);
-                if base == "find" {
-                    self.find_exec(&argv_v, privileged);
-                }
-                if base == "cd" || base == "pushd" || base == "popd" {
-                    self.cwd = match (base.as_str(), argv_v.get(1)) {
-                        ("cd", None) => Cwd::Dir("~".into()),
-                        ("cd" | "pushd", Some(w))
-                            if w.dynamic.is_none() && !w.glob && w.text != "-" =>
-                        {
-                            let dir = self.join_cwd(&w.text).unwrap_or_default();
-                            if dir.is_empty() {
-                                Cwd::Unknown
-                            } else {
-                                Cwd::Dir(dir)
-                            }
-                        }
-                        _ => Cwd::Unknown,
-                    };
-                }
-            }
-            Inner::Script(script) => {
-                let shell = un.wrappers.last().cloned().unwrap_or_default();
-                self.push_whole(
-                    &words_v,
-                    &un.levels,
-                    context,
-                    dynamic.clone(),
-                    reads,
-                    writes,
-                    privileged,
-                    true,
-                );
-                if script.dynamic.is_some() {
-                    self.unknown(format!(
-                        "the script of {shell} is not static ({})",
-                        script.dynamic.as_deref().unwrap_or("")
-                    ));
-                    if args_download {
-                        self.remote_code
-                            .push(format!("downloaded content is run by {shell}"));
-                    }
-                }
-                let saved = self.privileged_context;
-                self.privileged_context |= privileged;
-                if privileged {
-                    self.unknown(format!(
-                        "a script run with privileges ({})",
-                        un.wrappers.join(" ")
-                    ));
-                }
-                // The script inherits the command's standard input (`sh -c bash <<EOF`).
-                downloads |= self.walk_script(&script.text, &format!("{shell} -c"), stdin.clone());
-                if let Some(alt) = &un.alt_script {
-                    downloads |=
-                        self.walk_script(alt, &format!("{shell} (as quoted)"), stdin.clone());
-                }
-                self.privileged_context = saved;
-            }
-            Inner::StdinScript => {
-                let shell = un.wrappers.last().cloned().unwrap_or_default();
-                self.push_whole(
-                    &words_v,
-                    &un.levels,
-                    context,
-                    dynamic.clone(),
-                    reads,
-                    writes,
-                    privileged,
-                    true,
-                );
-                let saved = self.privileged_context;
-                self.privileged_context |= privileged;
-                match stdin {
-                    Stdin::Terminal => {
-                        self.unknown(format!("{shell} reads commands interactively"))
-                    }
-                    Stdin::Pipe {
-                        downloads: true, ..
-                    } => {
-                        self.remote_code
-                            .push(format!("downloaded content is piped into {shell}"));
-                    }
-                    Stdin::Pipe {
-                        script: Some(text), ..
-                    } => {
-                        downloads |= self.walk_script(
-                            &text,
-                            &format!("piped into {shell}"),
-                            Stdin::Terminal,
-                        );
-                    }
-                    Stdin::Pipe { .. } => {
-                        self.unknown(format!("{shell} runs a script from a pipe"))
-                    }
-                    Stdin::Text { text, dynamic } => {
-                        if dynamic {
-                            self.unknown(format!("the heredoc fed to {shell} has expansions"));
-                        }
-                        downloads |= self.walk_script(
-                            &text,
-                            &format!("heredoc to {shell}"),
-                            Stdin::Terminal,
-                        );
-                    }
-                }
-                if args_download {
-                    self.remote_code
-                        .push(format!("downloaded content is run by {shell}"));
-                }
-                self.privileged_context = saved;
-            }
-            Inner::Unknown(why) => {
-                if args_download
-                    && un
-                        .wrappers
-                        .iter()
-                        .any(|w| wrappers::SHELLS.contains(&w.as_str()))
-                {
-                    self.remote_code
-                        .push("downloaded content is run by a shell".into());
-                }
-                self.push_whole(
-                    &words_v,
-                    &un.levels,
-                    context,
-                    Some(why),
-                    reads,
-                    writes,
-                    privileged,
-                    false,
-                );
-            }
-        }
-        downloads
-    }
-
-    /// Records a command as its whole words (wrappers included), for the outer part of a shell
-    /// wrapper or a command whose inner part is unknown.
-    #[allow(clippy::too_many_arguments)]
-    fn push_whole(
-        &mut self,
-        words: &[WordValue],
-        levels: &[usize],
-        context: &str,
-        dynamic: Option<String>,
-        reads: Vec<WordValue>,
-        writes: Vec<WordValue>,
-        privileged: bool,
-        wrapper_only: bool,
-    ) {
-        let argv = words.iter().map(|w| w.text.clone()).collect();
-        let cmd = self.command(
-            argv,
-            words,
-            levels,
+        let simple = Simple {
+            privileged: un.privileged || self.privileged_context,
+            words: &words_v,
+            un: &un,
             context,
             dynamic,
             reads,
             writes,
-            Vec::new(),
+            stdin,
+            args_download: downloads || proc_subst_downloads,
+        };
+        let inner = match &un.inner {
+            Inner::Argv(k) => self.simple_argv(simple, *k),
+            Inner::Script(script) => self.simple_script(simple, script),
+            Inner::StdinScript => self.simple_stdin_script(simple),
+            Inner::Unknown(why) => self.simple_unknown(simple, why.clone()),
+        };
+        downloads | inner
+    }
+
+    /// A simple command whose program runs with its own arguments (`Inner::Argv`: `git push`,
+    /// `sudo rm -rf x` after the wrappers): its effects, interpreters, builtins, `cd`.
+    fn simple_argv(&mut self, s: Simple<'_>, k: usize) -> bool {
+        let Simple {
+            words: words_v,
+            un,
+            context,
+            mut dynamic,
+            mut reads,
+            mut writes,
+            stdin,
             privileged,
-            wrapper_only,
+            args_download,
+        } = s;
+        let mut downloads = false;
+        let mut argv_v: Vec<WordValue> = words_v[k..].to_vec();
+        if argv_v.is_empty() && un.wrappers.last().is_some_and(|w| w == "xargs") {
+            argv_v.push(WordValue::literal("echo"));
+        }
+        if un.hidden_args && dynamic.is_none() {
+            dynamic = Some("xargs passes it arguments that are not known statically".into());
+        }
+        let name = argv_v
+            .first()
+            .map(|w| program_name(&w.text).to_string())
+            .unwrap_or_default();
+        let base = basename(&name).to_string();
+        let fx = effects::effects(&base, argv_v.get(1..).unwrap_or(&[]));
+        downloads |= fx.downloads || DOWNLOADERS.contains(&base.as_str());
+        let tree = (!fx.tree_reads.is_empty()).then(|| (fx.tree_reads.clone(), fx.skips_hidden));
+        reads.extend(fx.reads);
+        writes.extend(fx.writes);
+        if let Some(why) = fx.unknown.first()
+            && dynamic.is_none()
+        {
+            dynamic = Some(why.clone());
+        }
+        for w in &argv_v {
+            if w.dynamic.is_some() && dynamic.is_none() {
+                dynamic = Some(format!(
+                    "the argument {:?} is not static ({})",
+                    w.text,
+                    w.dynamic.as_deref().unwrap_or("")
+                ));
+            }
+        }
+        if is_interpreter(&base) {
+            self.interpreter(&base, &argv_v, &stdin, args_download, &mut dynamic);
+        }
+        self.special_builtin(&base, &argv_v, &mut dynamic, context);
+        if base == "find" {
+            writes.extend(find_writes(&argv_v));
+        }
+        let argv: Vec<String> = argv_v.iter().map(|w| w.text.clone()).collect();
+        self.pending_tree = tree;
+        let cmd = self.command(CommandParts {
+            argv,
+            words: words_v,
+            levels: &un.levels,
+            context,
+            dynamic,
+            reads,
+            writes,
+            hosts: fx.hosts,
+            privileged,
+            wrapper_only: false,
+        });
+        self.commands.push(cmd);
+        if base == "find" {
+            self.find_exec(&argv_v, privileged);
+        }
+        if matches!(base.as_str(), "cd" | "pushd" | "popd") {
+            self.change_dir(&base, argv_v.get(1));
+        }
+        downloads
+    }
+
+    /// An interpreter: downloaded code it runs is remote code, and code read from standard input
+    /// is not known statically.
+    fn interpreter(
+        &mut self,
+        base: &str,
+        argv_v: &[WordValue],
+        stdin: &Stdin,
+        args_download: bool,
+        dynamic: &mut Option<String>,
+    ) {
+        let stdin_downloads = matches!(
+            stdin,
+            Stdin::Pipe {
+                downloads: true,
+                ..
+            }
         );
+        if args_download || stdin_downloads {
+            self.remote_code
+                .push(format!("downloaded content is run by {base}"));
+        }
+        let script_arg = argv_v.iter().skip(1).any(|w| !w.text.starts_with('-'));
+        let inline = argv_v.iter().any(|w| {
+            matches!(
+                w.text.as_str(),
+                "-c" | "-e" | "-E" | "-r" | "--eval" | "--command"
+            )
+        });
+        if !script_arg && !inline && !matches!(stdin, Stdin::Terminal) && dynamic.is_none() {
+            *dynamic = Some(format!("{base} runs a script from its standard input"));
+        }
+    }
+
+    /// `cd`, `pushd`, `popd`: where later relative paths are.
+    fn change_dir(&mut self, base: &str, arg: Option<&WordValue>) {
+        self.cwd = match (base, arg) {
+            ("cd", None) => Cwd::Dir("~".into()),
+            ("cd" | "pushd", Some(w)) if w.dynamic.is_none() && !w.glob && w.text != "-" => {
+                let dir = self.join_cwd(&w.text).unwrap_or_default();
+                if dir.is_empty() {
+                    Cwd::Unknown
+                } else {
+                    Cwd::Dir(dir)
+                }
+            }
+            _ => Cwd::Unknown,
+        };
+    }
+
+    /// A shell wrapper running a script given as an argument (`bash -c '…'`, `sh -c`): the
+    /// wrapper itself, then the script, judged like any command line.
+    fn simple_script(&mut self, s: Simple<'_>, script: &WordValue) -> bool {
+        let shell = s.un.wrappers.last().cloned().unwrap_or_default();
+        let mut downloads = false;
+        let (privileged, args_download, stdin, un) =
+            (s.privileged, s.args_download, s.stdin.clone(), s.un);
+        self.push_whole(s, true);
+        if script.dynamic.is_some() {
+            self.unknown(format!(
+                "the script of {shell} is not static ({})",
+                script.dynamic.as_deref().unwrap_or("")
+            ));
+            if args_download {
+                self.remote_code
+                    .push(format!("downloaded content is run by {shell}"));
+            }
+        }
+        let saved = self.privileged_context;
+        self.privileged_context |= privileged;
+        if privileged {
+            self.unknown(format!(
+                "a script run with privileges ({})",
+                un.wrappers.join(" ")
+            ));
+        }
+        // The script inherits the command's standard input (`sh -c bash <<EOF`).
+        downloads |= self.walk_script(&script.text, &format!("{shell} -c"), stdin.clone());
+        if let Some(alt) = &un.alt_script {
+            downloads |= self.walk_script(alt, &format!("{shell} (as quoted)"), stdin);
+        }
+        self.privileged_context = saved;
+        downloads
+    }
+
+    /// A shell reading its script from standard input (`… | sh`, `bash <<EOF`): a static
+    /// producer's text is judged like `sh -c`; a download is remote code; anything else unknown.
+    fn simple_stdin_script(&mut self, s: Simple<'_>) -> bool {
+        let shell = s.un.wrappers.last().cloned().unwrap_or_default();
+        let mut downloads = false;
+        let (privileged, args_download, stdin) = (s.privileged, s.args_download, s.stdin.clone());
+        self.push_whole(s, true);
+        let saved = self.privileged_context;
+        self.privileged_context |= privileged;
+        match stdin {
+            Stdin::Terminal => self.unknown(format!("{shell} reads commands interactively")),
+            Stdin::Pipe {
+                downloads: true, ..
+            } => {
+                self.remote_code
+                    .push(format!("downloaded content is piped into {shell}"));
+            }
+            Stdin::Pipe {
+                script: Some(text), ..
+            } => {
+                downloads |=
+                    self.walk_script(&text, &format!("piped into {shell}"), Stdin::Terminal);
+            }
+            Stdin::Pipe { .. } => self.unknown(format!("{shell} runs a script from a pipe")),
+            Stdin::Text { text, dynamic } => {
+                if dynamic {
+                    self.unknown(format!("the heredoc fed to {shell} has expansions"));
+                }
+                downloads |=
+                    self.walk_script(&text, &format!("heredoc to {shell}"), Stdin::Terminal);
+            }
+        }
+        if args_download {
+            self.remote_code
+                .push(format!("downloaded content is run by {shell}"));
+        }
+        self.privileged_context = saved;
+        downloads
+    }
+
+    /// A wrapper whose inner command cannot be known statically: recorded whole, never allowed
+    /// by a rule.
+    fn simple_unknown(&mut self, mut s: Simple<'_>, why: String) -> bool {
+        if s.args_download
+            && s.un
+                .wrappers
+                .iter()
+                .any(|w| wrappers::SHELLS.contains(&w.as_str()))
+        {
+            self.remote_code
+                .push("downloaded content is run by a shell".into());
+        }
+        s.dynamic = Some(why);
+        self.push_whole(s, false);
+        false
+    }
+
+    /// Records a command as its whole words (wrappers included), for the outer part of a shell
+    /// wrapper or a command whose inner part is unknown.
+    fn push_whole(&mut self, s: Simple<'_>, wrapper_only: bool) {
+        let argv = s.words.iter().map(|w| w.text.clone()).collect();
+        let cmd = self.command(CommandParts {
+            argv,
+            words: s.words,
+            levels: &s.un.levels,
+            context: s.context,
+            dynamic: s.dynamic,
+            reads: s.reads,
+            writes: s.writes,
+            hosts: Vec::new(),
+            privileged: s.privileged,
+            wrapper_only,
+        });
         self.commands.push(cmd);
     }
 
@@ -970,20 +981,19 @@ impl Walker {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn command(
-        &mut self,
-        argv: Vec<String>,
-        words: &[WordValue],
-        levels: &[usize],
-        context: &str,
-        mut dynamic: Option<String>,
-        reads: Vec<WordValue>,
-        writes: Vec<WordValue>,
-        hosts: Vec<String>,
-        privileged: bool,
-        wrapper_only: bool,
-    ) -> SimpleCommand {
+    fn command(&mut self, parts: CommandParts<'_>) -> SimpleCommand {
+        let CommandParts {
+            argv,
+            words,
+            levels,
+            context,
+            mut dynamic,
+            reads,
+            writes,
+            hosts,
+            privileged,
+            wrapper_only,
+        } = parts;
         let (tree_words, skips_hidden) = self.pending_tree.take().unwrap_or_default();
         let mut targets = |list: Vec<WordValue>| -> Vec<String> {
             let mut out = Vec::new();
@@ -1091,6 +1101,41 @@ impl Walker {
             context: context.to_string(),
         }
     }
+}
+
+/// One simple command after its wrappers were seen through: what [`Walker::walk_simple`] hands
+/// to the function for its kind of inner command.
+struct Simple<'a> {
+    /// Every word, wrappers included.
+    words: &'a [WordValue],
+    /// The wrappers and what they run.
+    un: &'a wrappers::Unwrapped,
+    context: &'a str,
+    /// Why it cannot be known statically, when it cannot.
+    dynamic: Option<String>,
+    reads: Vec<WordValue>,
+    writes: Vec<WordValue>,
+    /// Its standard input.
+    stdin: Stdin,
+    /// Run with privileges (sudo, doas, …, or inside such a script).
+    privileged: bool,
+    /// Its arguments or a process substitution download something.
+    args_download: bool,
+}
+
+/// Everything [`Walker::command`] records for one command.
+struct CommandParts<'a> {
+    argv: Vec<String>,
+    words: &'a [WordValue],
+    levels: &'a [usize],
+    context: &'a str,
+    dynamic: Option<String>,
+    reads: Vec<WordValue>,
+    writes: Vec<WordValue>,
+    hosts: Vec<String>,
+    privileged: bool,
+    /// Only the wrapper part of a command whose script is judged on its own.
+    wrapper_only: bool,
 }
 
 /// What the words and redirections of one simple command add up to.
