@@ -20,6 +20,7 @@ pub mod request;
 pub mod reviewer;
 pub mod server;
 pub mod session;
+pub mod texts;
 pub mod transport;
 pub mod verdict;
 

@@ -10,19 +10,20 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::audit::{AuditLog, AuditRecord};
-use crate::config::{BackendKind, Config, Unreviewed};
+use crate::config::{Config, Unreviewed};
 use crate::normalize::{Context, NormalizedAction, absolute, normalize_guarded};
 use crate::policy::{Evaluation, Policy, PolicyError};
 use crate::request::{EscalationKind, ReviewRequest};
-use crate::reviewer::openai::OpenAiReviewer;
 use crate::reviewer::prompt::{self, PROMPT_VERSION};
-use crate::reviewer::{NoReviewer, Reviewer, ReviewerError, Usage, UserAuthorization};
+use crate::reviewer::{Reviewer, ReviewerError, Usage, UserAuthorization};
 use crate::session::Sessions;
-use crate::verdict::{DecidedBy, Decision, Effect, ReviewResponse, RiskLevel, RuleRef};
+use crate::verdict::{
+    DecidedBy, Decision, Effect, FallbackKind, ReviewResponse, RiskLevel, RuleRef,
+};
 use sha2::{Digest, Sha256};
 
 /// The text appended to every denial the agent sees.
-const DO_NOT_WORK_AROUND: &str = "Do not try to reach the same result another way; if the task needs this, stop and ask the user.";
+use crate::texts;
 
 /// Why a [`Guardian`] could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -83,7 +84,7 @@ struct Outcome {
     user_authorization: Option<UserAuthorization>,
     rationale: String,
     message: String,
-    error: Option<String>,
+    error: Option<FallbackKind>,
     usage: Usage,
     reviewer_asked: bool,
     cwd: String,
@@ -93,8 +94,55 @@ struct Outcome {
     unreviewed: bool,
 }
 
+/// One review's answer with what evaluations also need.
+#[derive(Debug, Clone)]
+pub struct Reviewed {
+    /// What the client gets.
+    pub response: ReviewResponse,
+    /// The reviewer's token usage.
+    pub usage: Usage,
+    /// Why the decision is a fallback deny, when it is one.
+    pub fallback: Option<FallbackKind>,
+}
+
+/// The identities of one review.
+struct ReviewIds {
+    /// `rev_…`, returned to the client.
+    id: String,
+    /// The session (given, or a fresh `ses_…`).
+    session_id: String,
+    /// Whether the request named its session (only then memory and the breaker apply).
+    session_given: bool,
+    /// What makes two requests "the same action": for memory and the breaker.
+    key: String,
+}
+
+impl ReviewIds {
+    fn of(req: &ReviewRequest) -> ReviewIds {
+        let session_given = req.session.as_ref().is_some_and(|s| s.id.is_some());
+        ReviewIds {
+            id: format!("rev_{}", ulid::Ulid::new()),
+            session_id: req
+                .session
+                .as_ref()
+                .and_then(|s| s.id.clone())
+                .unwrap_or_else(|| format!("ses_{}", ulid::Ulid::new())),
+            session_given,
+            key: action_key(req),
+        }
+    }
+}
+
+/// What the session made of a decision.
+struct Settled {
+    /// Why the breaker told the agent to stop, when it tripped.
+    interrupt: Option<String>,
+    /// The question was handed to the user's prompt (`[hooks] unreviewed = "ask"`).
+    deferred: bool,
+}
+
 impl Outcome {
-    fn fallback(rationale: String, message: String, error: &str, cwd: String) -> Outcome {
+    fn fallback(rationale: String, message: String, error: FallbackKind, cwd: String) -> Outcome {
         Outcome {
             decision: Decision::Deny,
             decided_by: DecidedBy::Fallback,
@@ -103,7 +151,7 @@ impl Outcome {
             user_authorization: None,
             rationale,
             message,
-            error: Some(error.to_string()),
+            error: Some(error),
             usage: Usage::default(),
             reviewer_asked: false,
             cwd,
@@ -114,7 +162,7 @@ impl Outcome {
     }
 
     /// A fallback deny because no reviewer could answer (see [`ReviewResponse::unreviewed`]).
-    fn unreviewed(rationale: String, message: String, error: &str, cwd: String) -> Outcome {
+    fn unreviewed(rationale: String, message: String, error: FallbackKind, cwd: String) -> Outcome {
         Outcome {
             unreviewed: true,
             ..Outcome::fallback(rationale, message, error, cwd)
@@ -125,46 +173,8 @@ impl Outcome {
 impl Guardian {
     /// Builds the service from a loaded config, with the backend it names.
     pub fn from_config(config: Config) -> Result<Guardian, SetupError> {
-        let reviewer: Arc<dyn Reviewer> = match config.reviewer.backend {
-            BackendKind::None => Arc::new(NoReviewer),
-            BackendKind::Openai | BackendKind::Anthropic => {
-                let api_key = config
-                    .reviewer
-                    .api_key_env
-                    .as_deref()
-                    .and_then(|name| std::env::var(name).ok())
-                    .filter(|k| !k.is_empty());
-                let r = &config.reviewer;
-                let timeout = Duration::from_millis(
-                    r.attempt_timeout_ms
-                        .unwrap_or(r.timeout_ms)
-                        .min(r.timeout_ms),
-                );
-                if r.backend == BackendKind::Openai {
-                    Arc::new(
-                        OpenAiReviewer::new(
-                            &r.base_url,
-                            &r.model,
-                            api_key,
-                            timeout,
-                            r.max_output_tokens,
-                        )
-                        .map_err(SetupError::Reviewer)?,
-                    )
-                } else {
-                    Arc::new(
-                        crate::reviewer::anthropic::AnthropicReviewer::new(
-                            &r.base_url,
-                            &r.model,
-                            api_key,
-                            timeout,
-                            r.max_output_tokens,
-                        )
-                        .map_err(SetupError::Reviewer)?,
-                    )
-                }
-            }
-        };
+        let reviewer =
+            crate::reviewer::from_config(&config.reviewer).map_err(SetupError::Reviewer)?;
         Guardian::with_reviewer(config, reviewer)
     }
 
@@ -327,9 +337,9 @@ impl Guardian {
                     .inc_by(n);
             }
         }
-        if let Some(kind) = &outcome.error {
-            m.error(kind);
-            if kind == "rate_limited" {
+        if let Some(kind) = outcome.error {
+            m.error(kind.as_str());
+            if kind == FallbackKind::RateLimited {
                 m.rate_limited.inc();
             }
         }
@@ -362,7 +372,7 @@ impl Guardian {
             // review_all expands it into itself and one read or write per path.
             return self.review_all(vec![req], client, mode).await;
         }
-        self.review_one(req, client, mode).await.0
+        self.review_one(req, client, mode).await.response
     }
 
     /// Reviews requests that must ALL be allowed (the files of a patch, an escalation's paths, a
@@ -385,7 +395,7 @@ impl Guardian {
             .map(|req| {
                 let g = Arc::clone(self);
                 let client = client.to_string();
-                tokio::spawn(async move { g.review_one(req, &client, mode).await.0 })
+                tokio::spawn(async move { g.review_one(req, &client, mode).await.response })
             })
             .collect();
         let mut all = crate::verdict::AllAllowed::default();
@@ -399,9 +409,7 @@ impl Guardian {
                     rule: None,
                     risk_level: None,
                     rationale: format!("internal error: a review task failed ({e})"),
-                    message: format!(
-                        "denied: guardian hit an internal error. {DO_NOT_WORK_AROUND}"
-                    ),
+                    message: texts::internal_error(),
                     interrupt: false,
                     unreviewed: true,
                 },
@@ -419,129 +427,138 @@ impl Guardian {
                 rule: None,
                 risk_level: None,
                 rationale: "nothing to review".into(),
-                message: format!(
-                    "denied: the request named nothing to review. {DO_NOT_WORK_AROUND}"
-                ),
+                message: texts::nothing_to_review(),
                 interrupt: false,
                 unreviewed: false,
             },
         }
     }
 
-    /// [`Guardian::review`] of a single request (no expansion), also returning the reviewer's
-    /// token usage and the failure kind of a fallback decision (for evaluations).
-    pub async fn review_with_usage(
-        self: &Arc<Self>,
-        req: ReviewRequest,
-        client: &str,
-    ) -> (ReviewResponse, (Usage, Option<String>)) {
+    /// [`Guardian::review`] of a single request (no expansion), with the reviewer's token usage
+    /// and the kind of a fallback decision (for evaluations).
+    pub async fn review_with_usage(self: &Arc<Self>, req: ReviewRequest, client: &str) -> Reviewed {
         self.review_one(req, client, Unreviewed::Deny).await
     }
 
+    /// One review, as named steps: the ids, the decision (quota, then the stages under a panic
+    /// guard and the shutdown abort), the session (memory, breaker) and metrics, the audit
+    /// record, and the response (a deny when the record could not be written).
     async fn review_one(
         self: &Arc<Self>,
         req: ReviewRequest,
         client: &str,
         mode: Unreviewed,
-    ) -> (ReviewResponse, (Usage, Option<String>)) {
+    ) -> Reviewed {
         let started = Instant::now();
-        let id = format!("rev_{}", ulid::Ulid::new());
-        let session_given = req.session.as_ref().is_some_and(|s| s.id.is_some());
-        let session_id = req
-            .session
-            .as_ref()
-            .and_then(|s| s.id.clone())
-            .unwrap_or_else(|| format!("ses_{}", ulid::Ulid::new()));
-        // A panic anywhere in a stage becomes a deny, never a crash (see catch_unwind below).
-        let me = Arc::clone(self);
-        let req_for_task = req.clone();
-        // What makes two requests "the same action": computed once, for memory and the breaker.
-        let key = action_key(&req);
-        let (session_for_task, id_for_task, key_for_task) =
-            (session_id.clone(), id.clone(), key.clone());
-        // Every log line of this review (retries, stage failures) carries its review id.
-        let span = tracing::info_span!("review", review_id = %id);
-        let task = tracing::Instrument::instrument(
-            async move {
-                me.decide(
-                    &req_for_task,
-                    &session_for_task,
-                    &id_for_task,
-                    &key_for_task,
-                )
-                .await
-            },
-            span,
-        );
+        let ids = ReviewIds::of(&req);
+        let mut outcome = self.guarded_decide(&req, &ids, client).await;
+        let settled = self.settle(&mut outcome, &ids, mode, started.elapsed());
+        let audited = self
+            .record(&req, client, &ids, &outcome, &settled, started)
+            .await;
+        self.respond(&req, client, ids, outcome, &settled, audited)
+    }
+
+    /// The decision: a client over its quota is denied at once; otherwise the stages run
+    /// ([`Guardian::decide`]), a panic in them becomes a deny, and so does the end of the
+    /// shutdown grace period.
+    async fn guarded_decide(
+        self: &Arc<Self>,
+        req: &ReviewRequest,
+        ids: &ReviewIds,
+        client: &str,
+    ) -> Outcome {
         let over_quota = self
             .client_limiter
             .as_ref()
             .is_some_and(|l| l.check_key(&client.to_string()).is_err());
-        let decided = if over_quota {
-            Ok(Outcome::fallback(
+        if over_quota {
+            return Outcome::fallback(
                 format!("client {client} is over its quota of review requests"),
-                format!(
-                    "denied: rate limited: this client sent more than {} review requests per minute. Wait before trying again.",
-                    self.config.limits.requests_per_minute_per_client
-                ),
-                "rate_limited",
+                texts::client_over_quota(self.config.limits.requests_per_minute_per_client),
+                FallbackKind::RateLimited,
                 String::new(),
-            ))
-        } else {
-            // A panic anywhere in the stages is caught here and becomes a deny (in this task:
-            // cheaper than spawning one per request).
-            use futures::FutureExt;
-            let mut abort = self.abort.subscribe();
-            let task = std::panic::AssertUnwindSafe(task).catch_unwind();
-            tokio::select! {
-                r = task => r.map_err(|p| {
-                    p.downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| p.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "a panic".into())
-                }),
-                _ = abort.wait_for(|v| *v) => {
-                    Ok(Outcome::fallback(
-                        "guardian was shutting down and its grace period ended before this review finished".into(),
-                        format!("denied: guardian is shutting down; this action was not reviewed. {DO_NOT_WORK_AROUND}"),
-                        "shutting_down",
-                        String::new(),
-                    ))
-                }
-            }
-        };
-        let mut outcome = match decided {
-            Ok(o) => o,
-            Err(e) => {
-                tracing::error!(review_id = %id, error = %e, "review task failed");
-                Outcome::fallback(
-                    "guardian failed while reviewing this action".into(),
-                    format!(
-                        "denied: guardian hit an internal error while reviewing this action. {DO_NOT_WORK_AROUND}"
-                    ),
-                    "internal_error",
+            );
+        }
+        // Every log line of this review (retries, stage failures) carries its review id.
+        let span = tracing::info_span!("review", review_id = %ids.id);
+        let task = tracing::Instrument::instrument(
+            self.decide(req, &ids.session_id, &ids.id, &ids.key),
+            span,
+        );
+        // A panic anywhere in the stages is caught here and becomes a deny (in this task:
+        // cheaper than spawning one per request).
+        use futures::FutureExt;
+        let mut abort = self.abort.subscribe();
+        let task = std::panic::AssertUnwindSafe(task).catch_unwind();
+        let decided = tokio::select! {
+            r = task => r.map_err(|p| {
+                p.downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| p.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic".into())
+            }),
+            _ = abort.wait_for(|v| *v) => {
+                Ok(Outcome::fallback(
+                    "guardian was shutting down and its grace period ended before this review finished".into(),
+                    texts::shutting_down(),
+                    FallbackKind::ShuttingDown,
                     String::new(),
-                )
+                ))
             }
         };
-        // A request without a session id gets a fresh one: nothing to remember or count for it.
-        // A question handed to the user is no denial: the breaker does not count it.
+        decided.unwrap_or_else(|e| {
+            tracing::error!(review_id = %ids.id, error = %e, "review task failed");
+            Outcome::fallback(
+                "guardian failed while reviewing this action".into(),
+                texts::internal_error(),
+                FallbackKind::InternalError,
+                String::new(),
+            )
+        })
+    }
+
+    /// The session and the metrics: the breaker counts a denial (not a question handed to the
+    /// user, not a request without a session id) and, when it trips, tells the agent to stop.
+    fn settle(
+        &self,
+        outcome: &mut Outcome,
+        ids: &ReviewIds,
+        mode: Unreviewed,
+        took: Duration,
+    ) -> Settled {
         let deferred = outcome.unreviewed && mode == Unreviewed::Ask;
-        let interrupt = if session_given && !deferred {
-            self.sessions.record(&session_id, &key, outcome.decision)
+        let interrupt = if ids.session_given && !deferred {
+            self.sessions
+                .record(&ids.session_id, &ids.key, outcome.decision)
         } else {
             None
         };
-        self.count(&outcome, interrupt.is_some(), started.elapsed());
+        self.count(outcome, interrupt.is_some(), took);
         if let Some(why) = &interrupt {
-            outcome.message.push_str(&format!(
-                "\nSTOP: {why} in this session. Do not try again or try alternatives: stop now and report to your user what you were trying to do and what was denied."
-            ));
+            outcome.message.push_str(&texts::stop(why));
         }
+        Settled {
+            interrupt,
+            deferred,
+        }
+    }
+
+    /// Writes the audit record (before any answer goes out); returns its token usage and
+    /// latency with the result of the write.
+    async fn record(
+        &self,
+        req: &ReviewRequest,
+        client: &str,
+        ids: &ReviewIds,
+        outcome: &Outcome,
+        settled: &Settled,
+        started: Instant,
+    ) -> (Usage, u64, std::io::Result<()>) {
         let record = AuditRecord {
             time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-            review_id: &id,
-            session_id: &session_id,
+            review_id: &ids.id,
+            session_id: &ids.session_id,
             agent: req.session.as_ref().and_then(|s| s.agent.as_deref()),
             client,
             action: &req.action,
@@ -566,28 +583,42 @@ impl Guardian {
             prompt_version: PROMPT_VERSION,
             prompt_sha256: self.prompts.sha(),
             stages: &outcome.stages,
-            error: outcome.error.as_deref(),
+            error: outcome.error.map(FallbackKind::as_str),
             latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             tokens: outcome.usage,
             attempts: outcome.attempts,
-            interrupt: interrupt.as_deref(),
-            deferred_to_user: deferred,
+            interrupt: settled.interrupt.as_deref(),
+            deferred_to_user: settled.deferred,
         };
-        let audited = self.audit.append(&record).await;
-        let (tokens, latency_ms) = (record.tokens, record.latency_ms);
-        let error = outcome.error.clone();
+        let written = self.audit.append(&record).await;
+        (record.tokens, record.latency_ms, written)
+    }
+
+    /// The response: the outcome, or a deny when its record could not be written (guardian
+    /// never lets an unrecorded action run); logged, with what evaluations need.
+    fn respond(
+        &self,
+        req: &ReviewRequest,
+        client: &str,
+        ids: ReviewIds,
+        outcome: Outcome,
+        settled: &Settled,
+        audited: (Usage, u64, std::io::Result<()>),
+    ) -> Reviewed {
+        let (tokens, latency_ms, written) = audited;
+        let error = outcome.error;
         let mut response = ReviewResponse {
-            id,
+            id: ids.id,
             decision: outcome.decision,
             decided_by: outcome.decided_by,
             rule: outcome.rule,
             risk_level: outcome.risk_level,
             rationale: outcome.rationale,
             message: outcome.message,
-            interrupt: interrupt.is_some(),
+            interrupt: settled.interrupt.is_some(),
             unreviewed: outcome.unreviewed,
         };
-        if let Err(e) = audited {
+        if let Err(e) = written {
             tracing::error!(review_id = %response.id, error = %e, "audit write failed; denying");
             response.decision = Decision::Deny;
             response.decided_by = DecidedBy::Fallback;
@@ -595,27 +626,29 @@ impl Guardian {
             response.unreviewed = false;
             response.rationale =
                 format!("the decision could not be recorded in the audit log: {e}");
-            response.message = format!(
-                "denied: guardian could not record this decision in its audit log, and never lets an unrecorded action run. {DO_NOT_WORK_AROUND}"
-            );
+            response.message = texts::unrecorded();
         }
         tracing::info!(
             review_id = %response.id,
-            session_id = %session_id,
+            session_id = %ids.session_id,
             client = %client,
             decision = response.decision.as_str(),
             decided_by = response.decided_by.as_str(),
             kind = req.action.kind(),
-            error = error.as_deref().unwrap_or(""),
+            error = error.map_or("", FallbackKind::as_str),
             latency_ms,
             "decided"
         );
-        let error = if response.decided_by == DecidedBy::Fallback {
-            error.or_else(|| Some("audit".into()))
+        let fallback = if response.decided_by == DecidedBy::Fallback {
+            error.or(Some(FallbackKind::Audit))
         } else {
             None
         };
-        (response, (tokens, error))
+        Reviewed {
+            response,
+            usage: tokens,
+            fallback,
+        }
     }
 
     async fn decide(
@@ -653,17 +686,15 @@ impl Guardian {
             Effect::Deny => {
                 let pattern = eval.rule.as_ref().map_or("", |r| r.pattern.as_str());
                 return Outcome {
-                    message: format!("denied by policy: {pattern}. {DO_NOT_WORK_AROUND}"),
+                    message: texts::rule_deny(pattern),
                     ..base
                 };
             }
             _ if req.retry.is_some() && !sandbox_retry => {
                 return Outcome::fallback(
                     "a retry that was not refused by the sandbox asks for nothing new".into(),
-                    format!(
-                        "denied: only sandbox denials may escalate (retry.sandbox_denied is not true). Fix the failure instead of retrying outside the sandbox. {DO_NOT_WORK_AROUND}"
-                    ),
-                    "retry_not_sandbox_denied",
+                    texts::retry_not_sandbox_denied(),
+                    FallbackKind::RetryNotSandboxDenied,
                     cwd,
                 );
             }
@@ -764,11 +795,8 @@ impl Guardian {
         {
             return Outcome::unreviewed(
                 "the reviewer call quota is exhausted".into(),
-                format!(
-                    "denied: rate limited: guardian's quota of {} reviewer calls per minute is used up, so this action could not be reviewed. This is not a judgment that the action is risky; retry later.",
-                    self.config.limits.reviewer_calls_per_minute
-                ),
-                "rate_limited",
+                texts::reviewer_quota(self.config.limits.reviewer_calls_per_minute),
+                FallbackKind::RateLimited,
                 cwd,
             );
         }
@@ -833,16 +861,8 @@ impl Guardian {
                 let decision = out.verdict.decision();
                 let risk = out.verdict.risk_level;
                 let message = match decision {
-                    Decision::Allow => format!(
-                        "allowed by the reviewer (risk: {}): {}",
-                        risk.as_str(),
-                        out.verdict.rationale
-                    ),
-                    Decision::Deny => format!(
-                        "denied by the reviewer (risk: {}): {} {DO_NOT_WORK_AROUND}",
-                        risk.as_str(),
-                        out.verdict.rationale
-                    ),
+                    Decision::Allow => texts::reviewer_allow(risk.as_str(), &out.verdict.rationale),
+                    Decision::Deny => texts::reviewer_deny(risk.as_str(), &out.verdict.rationale),
                 };
                 Outcome {
                     decision,
@@ -863,18 +883,14 @@ impl Guardian {
             }
             Err(ReviewerError::NotConfigured) => Outcome::unreviewed(
                 format!("no rule allows this action ({why}) and no reviewer is configured"),
-                format!(
-                    "denied: no reviewer is configured (reviewer.backend = \"none\"), and no rule allows this action ({why}). {DO_NOT_WORK_AROUND}"
-                ),
+                texts::no_reviewer(why),
                 ReviewerError::NotConfigured.kind(),
                 cwd,
             ),
             Err(e) => {
                 let mut o = Outcome::unreviewed(
                     format!("review failed: {e}"),
-                    format!(
-                        "denied: {e}, so this action could not be reviewed. This is not a judgment that the action is risky; retry later or ask the user to run it."
-                    ),
+                    texts::reviewer_failed(&e),
                     e.kind(),
                     cwd,
                 );

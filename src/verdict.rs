@@ -194,3 +194,57 @@ impl AllAllowed {
         self.unreviewed.or(self.last_allow)
     }
 }
+
+/// Why a decision is a fallback deny rather than a judgment (`error` in the audit record, the
+/// metrics' `kind` label, eval reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FallbackKind {
+    /// No reviewer is configured.
+    NotConfigured,
+    /// The reviewer did not answer in time.
+    Timeout,
+    /// The reviewer could not be reached.
+    Unreachable,
+    /// The reviewer answered with an HTTP error.
+    HttpStatus,
+    /// The reviewer's answer was not JSON.
+    InvalidJson,
+    /// The reviewer's answer broke the verdict schema.
+    SchemaViolation,
+    /// A quota (the client's requests, the reviewer calls) is used up.
+    RateLimited,
+    /// guardian was shutting down.
+    ShuttingDown,
+    /// guardian failed (a panic, a failed task).
+    InternalError,
+    /// A retry the sandbox did not refuse.
+    RetryNotSandboxDenied,
+    /// The decision could not be written to the audit log.
+    Audit,
+}
+
+impl FallbackKind {
+    /// The kind as written in audit records and metrics.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FallbackKind::NotConfigured => "not_configured",
+            FallbackKind::Timeout => "timeout",
+            FallbackKind::Unreachable => "unreachable",
+            FallbackKind::HttpStatus => "http_status",
+            FallbackKind::InvalidJson => "invalid_json",
+            FallbackKind::SchemaViolation => "schema_violation",
+            FallbackKind::RateLimited => "rate_limited",
+            FallbackKind::ShuttingDown => "shutting_down",
+            FallbackKind::InternalError => "internal_error",
+            FallbackKind::RetryNotSandboxDenied => "retry_not_sandbox_denied",
+            FallbackKind::Audit => "audit",
+        }
+    }
+}
+
+impl std::fmt::Display for FallbackKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

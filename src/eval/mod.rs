@@ -156,12 +156,18 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> Outcome {
             );
         }
     };
-    let (resp, usage) = g.review_with_usage(req, "eval").await;
-    let mut o = base(resp.decision, resp.decided_by, usage.1, resp.rationale);
+    let r = g.review_with_usage(req, "eval").await;
+    let resp = r.response;
+    let mut o = base(
+        resp.decision,
+        resp.decided_by,
+        r.fallback.map(|k| k.as_str().to_string()),
+        resp.rationale,
+    );
     o.risk_level = resp.risk_level;
     o.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
-    o.prompt_tokens = usage.0.prompt_tokens;
-    o.completion_tokens = usage.0.completion_tokens;
+    o.prompt_tokens = r.usage.prompt_tokens;
+    o.completion_tokens = r.usage.completion_tokens;
     o
 }
 

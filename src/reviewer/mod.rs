@@ -158,15 +158,16 @@ impl ReviewerError {
         }
     }
 
-    /// A short machine-readable kind, for audit records and metrics.
-    pub fn kind(&self) -> &'static str {
+    /// The fallback this failure makes of a decision (audit records, metrics).
+    pub fn kind(&self) -> crate::verdict::FallbackKind {
+        use crate::verdict::FallbackKind as K;
         match self {
-            ReviewerError::NotConfigured => "not_configured",
-            ReviewerError::Timeout(_) => "timeout",
-            ReviewerError::Unreachable(_) => "unreachable",
-            ReviewerError::Status { .. } => "http_status",
-            ReviewerError::InvalidJson(_) => "invalid_json",
-            ReviewerError::SchemaViolation(_) => "schema_violation",
+            ReviewerError::NotConfigured => K::NotConfigured,
+            ReviewerError::Timeout(_) => K::Timeout,
+            ReviewerError::Unreachable(_) => K::Unreachable,
+            ReviewerError::Status { .. } => K::HttpStatus,
+            ReviewerError::InvalidJson(_) => K::InvalidJson,
+            ReviewerError::SchemaViolation(_) => K::SchemaViolation,
         }
     }
 }
@@ -192,6 +193,43 @@ pub trait Reviewer: Send + Sync {
     fn backend(&self) -> &str;
     /// The model asked, if any.
     fn model(&self) -> Option<&str>;
+}
+
+/// The backend a `[reviewer]` section names, built once (its HTTP client from
+/// [`crate::transport`]); `backend = "none"` is [`NoReviewer`]. The API key is read from the
+/// environment variable `api_key_env` names.
+pub fn from_config(
+    r: &crate::config::ReviewerConfig,
+) -> Result<std::sync::Arc<dyn Reviewer>, String> {
+    use crate::config::BackendKind;
+    let api_key = r
+        .api_key_env
+        .as_deref()
+        .and_then(|name| std::env::var(name).ok())
+        .filter(|k| !k.is_empty());
+    // Each attempt gets at most the whole review's budget.
+    let timeout = Duration::from_millis(
+        r.attempt_timeout_ms
+            .unwrap_or(r.timeout_ms)
+            .min(r.timeout_ms),
+    );
+    Ok(match r.backend {
+        BackendKind::None => std::sync::Arc::new(NoReviewer),
+        BackendKind::Openai => std::sync::Arc::new(openai::OpenAiReviewer::new(
+            &r.base_url,
+            &r.model,
+            api_key,
+            timeout,
+            r.max_output_tokens,
+        )?),
+        BackendKind::Anthropic => std::sync::Arc::new(anthropic::AnthropicReviewer::new(
+            &r.base_url,
+            &r.model,
+            api_key,
+            timeout,
+            r.max_output_tokens,
+        )?),
+    })
 }
 
 /// The `none` backend: every review fails as not configured (a deny by fallback).
