@@ -76,7 +76,7 @@ const PARSE_CONCURRENCY: usize = 4;
 
 /// What a stage decided, before it is recorded.
 #[derive(Debug, Clone)]
-struct Outcome {
+struct Judgment {
     decision: Decision,
     decided_by: DecidedBy,
     rule: Option<RuleRef>,
@@ -141,9 +141,9 @@ struct Settled {
     deferred: bool,
 }
 
-impl Outcome {
-    fn fallback(rationale: String, message: String, error: FallbackKind, cwd: String) -> Outcome {
-        Outcome {
+impl Judgment {
+    fn fallback(rationale: String, message: String, error: FallbackKind, cwd: String) -> Judgment {
+        Judgment {
             decision: Decision::Deny,
             decided_by: DecidedBy::Fallback,
             rule: None,
@@ -162,10 +162,15 @@ impl Outcome {
     }
 
     /// A fallback deny because no reviewer could answer (see [`ReviewResponse::unreviewed`]).
-    fn unreviewed(rationale: String, message: String, error: FallbackKind, cwd: String) -> Outcome {
-        Outcome {
+    fn unreviewed(
+        rationale: String,
+        message: String,
+        error: FallbackKind,
+        cwd: String,
+    ) -> Judgment {
+        Judgment {
             unreviewed: true,
-            ..Outcome::fallback(rationale, message, error, cwd)
+            ..Judgment::fallback(rationale, message, error, cwd)
         }
     }
 }
@@ -317,7 +322,7 @@ impl Guardian {
         self.reviewer.as_ref()
     }
 
-    fn count(&self, outcome: &Outcome, tripped: bool, took: Duration) {
+    fn count(&self, outcome: &Judgment, tripped: bool, took: Duration) {
         let m = &self.metrics;
         m.decisions
             .get_or_create(&crate::metrics::DecisionLabels {
@@ -467,13 +472,13 @@ impl Guardian {
         req: &ReviewRequest,
         ids: &ReviewIds,
         client: &str,
-    ) -> Outcome {
+    ) -> Judgment {
         let over_quota = self
             .client_limiter
             .as_ref()
             .is_some_and(|l| l.check_key(&client.to_string()).is_err());
         if over_quota {
-            return Outcome::fallback(
+            return Judgment::fallback(
                 format!("client {client} is over its quota of review requests"),
                 texts::client_over_quota(self.config.limits.requests_per_minute_per_client),
                 FallbackKind::RateLimited,
@@ -499,7 +504,7 @@ impl Guardian {
                     .unwrap_or_else(|| "a panic".into())
             }),
             _ = abort.wait_for(|v| *v) => {
-                Ok(Outcome::fallback(
+                Ok(Judgment::fallback(
                     "guardian was shutting down and its grace period ended before this review finished".into(),
                     texts::shutting_down(),
                     FallbackKind::ShuttingDown,
@@ -509,7 +514,7 @@ impl Guardian {
         };
         decided.unwrap_or_else(|e| {
             tracing::error!(review_id = %ids.id, error = %e, "review task failed");
-            Outcome::fallback(
+            Judgment::fallback(
                 "guardian failed while reviewing this action".into(),
                 texts::internal_error(),
                 FallbackKind::InternalError,
@@ -522,7 +527,7 @@ impl Guardian {
     /// user, not a request without a session id) and, when it trips, tells the agent to stop.
     fn settle(
         &self,
-        outcome: &mut Outcome,
+        outcome: &mut Judgment,
         ids: &ReviewIds,
         mode: Unreviewed,
         took: Duration,
@@ -551,7 +556,7 @@ impl Guardian {
         req: &ReviewRequest,
         client: &str,
         ids: &ReviewIds,
-        outcome: &Outcome,
+        outcome: &Judgment,
         settled: &Settled,
         started: Instant,
     ) -> (Usage, u64, std::io::Result<()>) {
@@ -601,7 +606,7 @@ impl Guardian {
         req: &ReviewRequest,
         client: &str,
         ids: ReviewIds,
-        outcome: Outcome,
+        outcome: Judgment,
         settled: &Settled,
         audited: (Usage, u64, std::io::Result<()>),
     ) -> Reviewed {
@@ -657,13 +662,13 @@ impl Guardian {
         session: &str,
         review_id: &str,
         action_key: &str,
-    ) -> Outcome {
+    ) -> Judgment {
         let ctx = Context::of(req, &self.server_cwd, self.home.as_deref());
         let cwd = ctx.cwd.display().to_string();
         let action =
             normalize_guarded(&req.action, &ctx, &self.parse_permits, PARSE_DEADLINE).await;
         let mut eval = self.evaluate(action, &ctx).await;
-        let base = Outcome {
+        let base = Judgment {
             decision: Decision::Deny,
             decided_by: DecidedBy::Rule,
             rule: eval.rule.clone(),
@@ -685,13 +690,13 @@ impl Guardian {
             // Deny rules are checked first, for retries and strict mode too.
             Effect::Deny => {
                 let pattern = eval.rule.as_ref().map_or("", |r| r.pattern.as_str());
-                return Outcome {
+                return Judgment {
                     message: texts::rule_deny(pattern),
                     ..base
                 };
             }
             _ if req.retry.is_some() && !sandbox_retry => {
-                return Outcome::fallback(
+                return Judgment::fallback(
                     "a retry that was not refused by the sandbox asks for nothing new".into(),
                     texts::retry_not_sandbox_denied(),
                     FallbackKind::RetryNotSandboxDenied,
@@ -700,7 +705,7 @@ impl Guardian {
             }
             Effect::Allow if !req.strict && !escalated => {
                 let pattern = eval.rule.as_ref().map_or("", |r| r.pattern.as_str());
-                return Outcome {
+                return Judgment {
                     decision: Decision::Allow,
                     message: format!("allowed by policy: {pattern}"),
                     ..base
@@ -743,7 +748,7 @@ impl Guardian {
         let use_memory = !req.strict && !escalated && self.sessions.memory_enabled();
         let memory_key = format!("{}|{action_key}", self.fingerprint);
         if use_memory && let Some(r) = self.sessions.recall(session, &memory_key) {
-            return Outcome {
+            return Judgment {
                 decision: Decision::Allow,
                 decided_by: DecidedBy::Session,
                 rule: None,
@@ -785,7 +790,7 @@ impl Guardian {
         cwd: String,
         session: &str,
         coalesce: bool,
-    ) -> Outcome {
+    ) -> Judgment {
         let why = eval.reason.as_str();
         if self.reviewer.backend() != "none"
             && self
@@ -793,7 +798,7 @@ impl Guardian {
                 .as_ref()
                 .is_some_and(|l| l.check().is_err())
         {
-            return Outcome::unreviewed(
+            return Judgment::unreviewed(
                 "the reviewer call quota is exhausted".into(),
                 texts::reviewer_quota(self.config.limits.reviewer_calls_per_minute),
                 FallbackKind::RateLimited,
@@ -864,7 +869,7 @@ impl Guardian {
                     Decision::Allow => texts::reviewer_allow(risk.as_str(), &out.verdict.rationale),
                     Decision::Deny => texts::reviewer_deny(risk.as_str(), &out.verdict.rationale),
                 };
-                Outcome {
+                Judgment {
                     decision,
                     decided_by: DecidedBy::Reviewer,
                     rule: None,
@@ -881,14 +886,14 @@ impl Guardian {
                     unreviewed: false,
                 }
             }
-            Err(ReviewerError::NotConfigured) => Outcome::unreviewed(
+            Err(ReviewerError::NotConfigured) => Judgment::unreviewed(
                 format!("no rule allows this action ({why}) and no reviewer is configured"),
                 texts::no_reviewer(why),
                 ReviewerError::NotConfigured.kind(),
                 cwd,
             ),
             Err(e) => {
-                let mut o = Outcome::unreviewed(
+                let mut o = Judgment::unreviewed(
                     format!("review failed: {e}"),
                     texts::reviewer_failed(&e),
                     e.kind(),

@@ -75,7 +75,7 @@ pub fn load_cases(files: &[impl AsRef<Path>]) -> Result<Vec<Case>, String> {
 
 /// What the pipeline did with one case.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Outcome {
+pub struct CaseOutcome {
     /// The case id.
     pub id: String,
     /// Its category.
@@ -107,11 +107,11 @@ pub async fn run(
     cases: &[Case],
     concurrency: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Vec<Outcome> {
+) -> Vec<CaseOutcome> {
     use futures::stream::{self, StreamExt};
     let total = cases.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<Outcome> = stream::iter(cases.iter().cloned())
+    let results: Vec<CaseOutcome> = stream::iter(cases.iter().cloned())
         .map(|case| {
             let g = Arc::clone(g);
             let done = &done;
@@ -128,9 +128,9 @@ pub async fn run(
     results
 }
 
-async fn run_one(g: &Arc<Guardian>, case: Case) -> Outcome {
+async fn run_one(g: &Arc<Guardian>, case: Case) -> CaseOutcome {
     let started = Instant::now();
-    let base = |decision, decided_by, error: Option<String>, rationale: String| Outcome {
+    let base = |decision, decided_by, error: Option<String>, rationale: String| CaseOutcome {
         id: case.id.clone(),
         category: case.category.clone(),
         expected: case.expected,
@@ -182,7 +182,7 @@ pub struct Prices {
 
 /// Counts and rates of one set of outcomes.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Metrics {
+pub struct Scores {
     /// Cases.
     pub cases: usize,
     /// Unsafe cases denied (true positives for deny).
@@ -211,10 +211,10 @@ fn ratio(a: usize, b: usize) -> f64 {
     if b == 0 { 0.0 } else { a as f64 / b as f64 }
 }
 
-impl Metrics {
+impl Scores {
     /// The metrics of these outcomes.
-    pub fn of<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Metrics {
-        let mut m = Metrics::default();
+    pub fn of<'a>(outcomes: impl IntoIterator<Item = &'a CaseOutcome>) -> Scores {
+        let mut m = Scores::default();
         for o in outcomes {
             m.cases += 1;
             match (o.expected, o.decision) {
@@ -252,7 +252,7 @@ pub struct Report {
     /// The case files.
     pub files: Vec<String>,
     /// Overall metrics.
-    pub metrics: Metrics,
+    pub metrics: Scores,
     /// Share of cases decided by rule, reviewer, session, fallback.
     pub decided_by: BTreeMap<String, f64>,
     /// Reviewer failures by kind (timeouts included), among fallback decisions.
@@ -265,10 +265,10 @@ pub struct Report {
     pub cost: f64,
     /// Prices used.
     pub prices: Prices,
-    /// Metrics per category.
-    pub categories: BTreeMap<String, Metrics>,
+    /// Scores per category.
+    pub categories: BTreeMap<String, Scores>,
     /// Every outcome.
-    pub outcomes: Vec<Outcome>,
+    pub outcomes: Vec<CaseOutcome>,
 }
 
 /// The value at percentile `p` (0–100) of sorted values (nearest rank).
@@ -283,14 +283,14 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
 impl Report {
     /// Builds the report of a run.
     pub fn new(
-        outcomes: Vec<Outcome>,
+        outcomes: Vec<CaseOutcome>,
         files: Vec<String>,
         config: String,
         reviewer: String,
         prompt_version: String,
         prices: Prices,
     ) -> Report {
-        let metrics = Metrics::of(&outcomes);
+        let metrics = Scores::of(&outcomes);
         let n = outcomes.len().max(1) as f64;
         let mut decided_by = BTreeMap::new();
         for by in ["rule", "reviewer", "session", "fallback"] {
@@ -328,13 +328,13 @@ impl Report {
         );
         let cost = prompt as f64 / 1e6 * prices.prompt_per_million
             + completion as f64 / 1e6 * prices.completion_per_million;
-        let mut by_cat: BTreeMap<String, Vec<&Outcome>> = BTreeMap::new();
+        let mut by_cat: BTreeMap<String, Vec<&CaseOutcome>> = BTreeMap::new();
         for o in &outcomes {
             by_cat.entry(o.category.clone()).or_default().push(o);
         }
         let categories = by_cat
             .into_iter()
-            .map(|(k, v)| (k, Metrics::of(v)))
+            .map(|(k, v)| (k, Scores::of(v)))
             .collect();
         Report {
             guardian_version: env!("CARGO_PKG_VERSION").into(),
@@ -355,7 +355,7 @@ impl Report {
     }
 
     /// The cases guardian got wrong.
-    pub fn misjudged(&self) -> Vec<&Outcome> {
+    pub fn misjudged(&self) -> Vec<&CaseOutcome> {
         self.outcomes
             .iter()
             .filter(|o| o.expected != o.decision)
@@ -376,7 +376,7 @@ pub struct Comparison {
 
 /// Compares a report with a baseline.
 pub fn compare(new: &Report, baseline: &Report) -> Comparison {
-    let base: BTreeMap<&str, &Outcome> = baseline
+    let base: BTreeMap<&str, &CaseOutcome> = baseline
         .outcomes
         .iter()
         .map(|o| (o.id.as_str(), o))

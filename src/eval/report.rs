@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Comparison, Metrics, Report};
+use super::{Comparison, Report, Scores};
 
 fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
@@ -16,7 +16,7 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn metric_rows(m: &Metrics) -> Vec<(&'static str, String)> {
+fn metric_rows(m: &Scores) -> Vec<(&'static str, String)> {
     vec![
         ("cases", m.cases.to_string()),
         ("accuracy", pct(m.accuracy)),
@@ -135,7 +135,7 @@ pub fn markdown(r: &Report, cmp: Option<&Comparison>) -> String {
     s
 }
 
-fn confusion_svg(m: &Metrics) -> String {
+fn confusion_svg(m: &Scores) -> String {
     let cells = [
         (0, 0, m.true_allow, "#2e7d32"),
         (1, 0, m.false_deny, "#f9a825"),
@@ -164,7 +164,7 @@ fn confusion_svg(m: &Metrics) -> String {
 }
 
 fn category_svg(r: &Report) -> String {
-    let rows: Vec<(&String, &Metrics)> = r.categories.iter().collect();
+    let rows: Vec<(&String, &Scores)> = r.categories.iter().collect();
     let h = 30 + rows.len() * 26;
     let mut s = format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="640" height="{h}" role="img" aria-label="accuracy per category">"#

@@ -1,4 +1,4 @@
-//! Metrics on a hand-checked toy run.
+//! Scores on a hand-checked toy run.
 
 use super::*;
 
@@ -10,8 +10,8 @@ fn o(
     by: DecidedBy,
     ms: f64,
     pt: u64,
-) -> Outcome {
-    Outcome {
+) -> CaseOutcome {
+    CaseOutcome {
         id: id.into(),
         category: cat.into(),
         expected,
@@ -26,7 +26,7 @@ fn o(
     }
 }
 
-fn toy() -> Vec<Outcome> {
+fn toy() -> Vec<CaseOutcome> {
     use DecidedBy::*;
     use Decision::*;
     vec![
@@ -47,7 +47,7 @@ fn toy() -> Vec<Outcome> {
 
 #[test]
 fn metrics_match_a_hand_count() {
-    let m = Metrics::of(&toy());
+    let m = Scores::of(&toy());
     assert_eq!(
         (
             m.cases,
