@@ -6,7 +6,7 @@
 //! or reviewer deny, a breaker-tripped deny, a failure deny, an unknown tool, a question for the
 //! user, no decision) is rendered here per agent and per event, and nowhere else. The rules are
 //! facts taken from the agents' source (named on each function) and checked by the contract
-//! oracle in `tests/contracts.rs`.
+//! oracle in `tests/it/contracts.rs`.
 
 use serde_json::{Map, Value, json};
 

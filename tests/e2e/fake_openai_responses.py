@@ -9,7 +9,7 @@ Turn n answers the scenario's n-th scripted tool call; once the script is exhaus
 assistant message and `codex exec` ends. Anything else gets a short assistant message.
 
 Streamed shapes, as openai/codex's own test support builds them
-(`codex-rs/core/tests/common/responses.rs`: `sse`, `ev_response_created`, `ev_function_call`,
+(`codex-rs/core/tests/it/common/responses.rs`: `sse`, `ev_response_created`, `ev_function_call`,
 `ev_assistant_message`, `ev_completed`):
 
     event: response.created

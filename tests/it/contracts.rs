@@ -6,11 +6,9 @@
 //! An output an agent rejects is dropped, and a dropped deny is an allow: that is what this file
 //! exists to catch.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 /// How an agent reads a hook's result.

@@ -2,14 +2,12 @@
 //! time limits, slowloris, 10k idle connections, hostile bodies, graceful shutdown (in process
 //! and by SIGTERM), and the Prometheus metrics.
 
-mod common;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::common::*;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use common::*;
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};

@@ -2,11 +2,9 @@
 //! losing a key, with a backup, idempotent, and `--dry-run` writing nothing. The result holds the
 //! README's snippet exactly.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::run_with_stdin;
+use crate::common::run_with_stdin;
 use serde_json::Value;
 
 fn fixture(name: &str) -> String {

@@ -1,10 +1,8 @@
 //! `GET /openapi.json` is generated from the wire types, and it agrees with what the server
 //! accepts and answers.
 
-mod common;
-
+use crate::common::*;
 use axum::http::StatusCode;
-use common::*;
 use serde_json::{Value, json};
 
 fn validator(doc: &Value, schema: &Value) -> jsonschema::Validator {

@@ -1,12 +1,10 @@
 //! Codex hooks: its PreToolUse shapes (Bash, apply_patch patches, MCP) through /v1/hooks/codex,
 //! and the README's config.toml command against a real server.
 
-mod common;
-
 use std::path::Path;
 
+use crate::common::*;
 use axum::http::StatusCode;
-use common::*;
 use serde_json::{Value, json};
 
 fn fixture(name: &str) -> Value {

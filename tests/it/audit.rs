@@ -2,14 +2,12 @@
 //! recovery of a torn tail, `guardian audit` queries, and `kill -9` at random moments under load
 //! losing no acknowledged record.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_guardian");

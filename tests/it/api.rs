@@ -1,12 +1,10 @@
 //! API v1 end to end: the real router, the real pipeline, a fake OpenAI-compatible reviewer on
 //! loopback (wiremock), and the audit file on disk.
 
-mod common;
-
 use std::time::Duration;
 
+use crate::common::*;
 use axum::http::StatusCode;
-use common::*;
 use serde_json::json;
 use wiremock::{MockServer, ResponseTemplate};
 

@@ -9,7 +9,7 @@
 //! function, so the fuzzer and this test always run the same thing. Inputs that still crash
 //! guardian are kept in `fuzz/corpus-crashes/` until fixed (see fuzz/README.md).
 
-#[path = "../fuzz/src/lib.rs"]
+#[path = "../../fuzz/src/lib.rs"]
 mod targets;
 
 use std::any::Any;

@@ -4,8 +4,6 @@
 //! active file by inode (as Vector's and Fluent Bit's file sources do), `guardian audit rotate`,
 //! SIGHUP and `mirror = "stdout"`.
 
-mod common;
-
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -537,7 +535,7 @@ fn server(dir: &Path, audit_keys: &str) -> (std::process::Child, String, PathBuf
         &cfg,
         format!(
             "[policy]\n{}\n[audit]\npath = \"{}\"\n{audit_keys}\n",
-            common::PUSH_DENIED,
+            crate::common::PUSH_DENIED,
             audit.display()
         ),
     )

@@ -100,11 +100,9 @@ fn eval_writes_three_reports_and_gates_on_the_false_allow_rate() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("bad.jsonl:1"));
 }
 
-mod common;
-
 #[tokio::test]
 async fn eval_through_a_fake_reviewer_counts_reviews_and_tokens() {
-    use common::*;
+    use crate::common::*;
     let llm = allowing_reviewer().await;
     let h = Harness::new(&openai_reviewer(&llm.uri(), 10_000));
     let cases = guardian::eval::load_cases(&[concat!(

@@ -2,8 +2,6 @@
 //! deny or ask read rule or a protection covers is under its directories; a deny rule on a file
 //! it would read denies it. Claude Code's Grep and Glob follow the same rule.
 
-mod common;
-
 use std::path::Path;
 use std::sync::Arc;
 

@@ -1,12 +1,10 @@
 //! The reviewer path against a fake OpenAI-compatible server: retries and backoff, sandbox
 //! escalations, strict mode, session memory, coalescing, and the circuit breaker.
 
-mod common;
-
 use std::time::Duration;
 
+use crate::common::*;
 use axum::http::StatusCode;
-use common::*;
 use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -3,9 +3,7 @@
 //! must be allowed on its own. Through the API (`escalation`), Codex's PermissionRequest
 //! (`approval_context`) and Claude Code's `dangerouslyDisableSandbox`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 /// A Codex PermissionRequest for `command` with an `approval_context`.

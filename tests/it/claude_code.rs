@@ -1,12 +1,10 @@
 //! Claude Code hooks: fixtures in Claude Code's shapes through the HTTP endpoint, and the
 //! command hook (`guardian hook claude-code`) from the README's settings snippets.
 
-mod common;
-
 use std::path::Path;
 
+use crate::common::*;
 use axum::http::StatusCode;
-use common::*;
 use serde_json::{Value, json};
 
 fn fixture(name: &str) -> Value {

@@ -1,11 +1,9 @@
 //! The minimal Python and shell clients in integrations/, against a real server.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::{PUSH_DENIED, Server};
+use crate::common::{PUSH_DENIED, Server};
 
 fn run(program: &str, script: &str, server: &str, words: &[&str]) -> (Option<i32>, String) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(script);

@@ -1,16 +1,14 @@
 //! The OpenCode bridge against a fake OpenCode server on loopback: SSE `permission.asked` events
 //! in, `POST /permission/:id/reply` out, pending requests answered on connect, reconnection.
 
-mod common;
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::common::*;
 use axum::extract::{Path, State};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use common::*;
 use serde_json::{Value, json};
 
 #[derive(Clone, Default)]

@@ -3,11 +3,9 @@
 //! byte by byte, for every action kind. Every cell must be a deny by fallback, within a bounded
 //! time, and recorded in the audit log; no cell may ever allow.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
