@@ -6,15 +6,7 @@ use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_guardian");
 
-fn run(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("XDG_STATE_HOME", dir.join("state"))
-        .env("GUARDIAN_NO_LOCAL_MODEL", "1")
-        .output()
-        .expect("runs")
-}
+use crate::common::guardian_in as run;
 
 fn json(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {

@@ -1,19 +1,12 @@
 //! The rendered reviewer prompt: structure, budgets, and what injected text can and cannot do.
 
-use std::path::PathBuf;
-
 use guardian::normalize::Context;
 use guardian::request::ReviewRequest;
 use guardian::reviewer::budget::Budget;
 use guardian::reviewer::prompt::PromptSet;
 
 fn ctx() -> Context {
-    Context {
-        cwd: PathBuf::from("/work/repo"),
-        workspace_roots: vec![PathBuf::from("/work/repo")],
-        home: Some(PathBuf::from("/home/dev")),
-        git_dirs: Vec::new(),
-    }
+    crate::common::workspace_ctx("/home/dev")
 }
 
 /// A realistic 10-turn session: the user's ask, the agent's steps, and long tool outputs.

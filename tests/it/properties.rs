@@ -1,7 +1,6 @@
 //! Properties of the shell policy: no wrapper, compound or substitution form turns a denied
 //! command into an allowed one, and no input hangs, panics or is allowed without being understood.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use guardian::config::RuleSpec;
@@ -36,12 +35,7 @@ fn permissive_policy() -> Policy {
 }
 
 fn ctx() -> Context {
-    Context {
-        cwd: PathBuf::from("/work/repo"),
-        workspace_roots: vec![PathBuf::from("/work/repo")],
-        home: Some(PathBuf::from("/home/u")),
-        git_dirs: Vec::new(),
-    }
+    crate::common::workspace_ctx("/home/u")
 }
 
 fn effect_of(policy: &Policy, cmd: &str) -> Effect {

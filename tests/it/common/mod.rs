@@ -241,3 +241,25 @@ pub async fn allowing_reviewer() -> wiremock::MockServer {
     )
     .await
 }
+
+/// The workspace most normalizer and prompt tests judge in: `/work/repo`, home `home`.
+pub fn workspace_ctx(home: &str) -> guardian::normalize::Context {
+    guardian::normalize::Context {
+        cwd: PathBuf::from("/work/repo"),
+        workspace_roots: vec![PathBuf::from("/work/repo")],
+        home: Some(PathBuf::from(home)),
+        git_dirs: Vec::new(),
+    }
+}
+
+/// Runs the binary with `args` in `dir`, its state directory inside `dir` and no local-model
+/// probe (so nothing is written outside `dir`).
+pub fn guardian_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_guardian"))
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env("GUARDIAN_NO_LOCAL_MODEL", "1")
+        .output()
+        .expect("runs")
+}
