@@ -19,31 +19,23 @@ pub const DEFAULT_POLICY_NAME: &str = "policies/default.toml";
 
 /// The whole configuration.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// `[server]`: where and how the HTTP service listens.
-    #[serde(default)]
     pub server: ServerConfig,
     /// `[policy]`: the rules.
-    #[serde(default)]
     pub policy: PolicyConfig,
     /// `[reviewer]`: the second model.
-    #[serde(default)]
     pub reviewer: ReviewerConfig,
     /// `[audit]`: where decisions are recorded.
-    #[serde(default)]
     pub audit: AuditConfig,
     /// `[breaker]`: when to tell an agent to stop and report to its user.
-    #[serde(default)]
     pub breaker: BreakerConfig,
     /// `[limits]`: request and reviewer quotas.
-    #[serde(default)]
     pub limits: LimitsConfig,
     /// `[auth]`: who may ask.
-    #[serde(default)]
     pub auth: AuthConfig,
     /// `[hooks]`: how the agent integrations answer what nothing could review.
-    #[serde(default)]
     pub hooks: HooksConfig,
     /// The name rule sources are given under (the config's path as the user gave it).
     #[serde(skip)]
@@ -59,80 +51,51 @@ pub struct Config {
 
 /// `[server]`.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct ServerConfig {
     /// Address to listen on; loopback by default.
-    #[serde(default = "default_listen")]
     pub listen: String,
     /// Largest accepted request body in bytes (413 beyond it).
-    #[serde(default = "default_max_body")]
     pub max_body_bytes: usize,
     /// Largest request head (request line and headers) in bytes (431 beyond it; at least 8192).
-    #[serde(default = "default_max_header")]
     pub max_header_bytes: usize,
     /// Requests handled at once; beyond it the answer is 503 with Retry-After (load shedding).
-    #[serde(default = "default_max_concurrent")]
     pub max_concurrent_requests: usize,
     /// Open connections at most; beyond it new connections are closed at once.
-    #[serde(default = "default_max_connections")]
     pub max_connections: usize,
     /// A client must send a request's whole head within this many ms (slowloris protection).
-    #[serde(default = "default_header_timeout")]
     pub header_read_timeout_ms: u64,
     /// A client must send the whole body within this many ms after its head.
-    #[serde(default = "default_body_timeout")]
     pub body_read_timeout_ms: u64,
     /// Backstop for a whole request; 0: the reviewer's `timeout_ms` plus 10 s.
-    #[serde(default)]
     pub request_timeout_ms: u64,
     /// On SIGTERM, how long in-flight reviews may still finish before the rest are denied.
-    #[serde(default = "default_shutdown_grace")]
     pub shutdown_grace_ms: u64,
 }
 
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
-            listen: default_listen(),
-            max_body_bytes: default_max_body(),
-            max_header_bytes: default_max_header(),
-            max_concurrent_requests: default_max_concurrent(),
-            max_connections: default_max_connections(),
-            header_read_timeout_ms: default_header_timeout(),
-            body_read_timeout_ms: default_body_timeout(),
+            listen: "127.0.0.1:8700".to_string(),
+            max_body_bytes: 1024 * 1024,
+            max_header_bytes: 16 * 1024,
+            max_concurrent_requests: 1024,
+            max_connections: 16 * 1024,
+            header_read_timeout_ms: 10_000,
+            body_read_timeout_ms: 10_000,
             request_timeout_ms: 0,
-            shutdown_grace_ms: default_shutdown_grace(),
+            shutdown_grace_ms: 30_000,
         }
     }
 }
 
-fn default_max_header() -> usize {
-    16 * 1024
-}
-fn default_max_concurrent() -> usize {
-    1024
-}
-fn default_max_connections() -> usize {
-    16 * 1024
-}
-fn default_header_timeout() -> u64 {
-    10_000
-}
-fn default_body_timeout() -> u64 {
-    10_000
-}
-fn default_shutdown_grace() -> u64 {
-    30_000
-}
-
 /// `[hooks]`: the agent integrations (Claude Code and Codex hooks, the OpenCode bridge).
 #[derive(Debug, Clone, Copy, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct HooksConfig {
     /// What an integration answers when an action needed a reviewer and none could answer, and
     /// for a tool guardian does not know: `deny` (the default, for CI and headless runs) or
     /// `ask` (hand the question to the agent's own prompt, for a user at a terminal).
-    #[serde(default)]
     pub unreviewed: Unreviewed,
 }
 
@@ -169,10 +132,9 @@ impl Unreviewed {
 
 /// `[auth]`: bearer tokens, stored as SHA-256 hashes.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct AuthConfig {
     /// `[[auth.tokens]]`: with any, every request but `/healthz` needs a valid token.
-    #[serde(default)]
     pub tokens: Vec<TokenConfig>,
 }
 
@@ -186,54 +148,35 @@ pub struct TokenConfig {
     pub sha256: String,
 }
 
-fn default_listen() -> String {
-    "127.0.0.1:8700".to_string()
-}
-
-fn default_max_body() -> usize {
-    1024 * 1024
-}
-
 /// `[policy]`: rule lists in Claude Code's syntax, and the built-in behaviours' settings.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct PolicyConfig {
     /// Layer this policy on another: `"default"` (the embedded default policy) or a config file
     /// (relative to this one). Its rules, imports and protections come first; this file adds to
     /// them. Only `[policy]` is inherited; `default`, `outside_workspace` and `remote_code` are
     /// this file's.
-    #[serde(default)]
     pub extends: Option<String>,
     /// Rules that deny; nothing overrides them.
-    #[serde(default)]
     pub deny: Vec<Spanned<String>>,
     /// Rules that send the action to the reviewer.
-    #[serde(default)]
     pub ask: Vec<Spanned<String>>,
     /// Rules that allow without review.
-    #[serde(default)]
     pub allow: Vec<Spanned<String>>,
     /// Rules with examples: `[[policy.rule]] rule = "…" effect = "deny" match = […] not_match = […]`.
-    #[serde(default)]
     pub rule: Vec<Spanned<RuleTable>>,
     /// Policy files of other agents to import (Claude Code settings.json, opencode.json, Codex .rules).
-    #[serde(default)]
     pub import: Vec<Spanned<String>>,
     /// What nothing matched means: `ask` (the reviewer decides) or `deny`.
-    #[serde(default = "default_ask")]
     pub default: Effect,
     /// Files read by shell commands, or written, outside every workspace root: `ask`, `deny` or
     /// `allow` (an explicit Read/Edit allow rule for the path always counts).
-    #[serde(default = "default_ask")]
     pub outside_workspace: Effect,
     /// Downloads fed to an interpreter (`curl … | sh`): `deny` or `ask`.
-    #[serde(default = "default_deny")]
     pub remote_code: Effect,
     /// Extra paths no rule may allow reading (added to the built-in list).
-    #[serde(default)]
     pub protect_read: Vec<String>,
     /// Extra paths no rule may allow writing (added to the built-in list).
-    #[serde(default)]
     pub protect_write: Vec<String>,
 }
 
@@ -253,13 +196,6 @@ impl Default for PolicyConfig {
             protect_write: Vec::new(),
         }
     }
-}
-
-fn default_ask() -> Effect {
-    Effect::Ask
-}
-fn default_deny() -> Effect {
-    Effect::Deny
 }
 
 /// `[[policy.rule]]`: one rule with its effect and examples checked at load time.
@@ -295,148 +231,98 @@ pub enum BackendKind {
 
 /// `[reviewer]`.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct ReviewerConfig {
     /// `openai` or `none`.
-    #[serde(default = "default_backend")]
     pub backend: BackendKind,
     /// Base URL of the API, e.g. `http://127.0.0.1:8089/v1`.
-    #[serde(default = "default_base_url")]
     pub base_url: String,
     /// Model name sent to the API.
-    #[serde(default = "default_model")]
     pub model: String,
     /// Name of the environment variable holding the API key, if the API needs one.
-    #[serde(default)]
     pub api_key_env: Option<String>,
     /// Deadline for one review, in milliseconds.
-    #[serde(default = "default_timeout_ms")]
     pub timeout_ms: u64,
     /// Cap on the verdict's length, in tokens.
-    #[serde(default = "default_max_output_tokens")]
     pub max_output_tokens: u32,
     /// Deadline for one attempt, in milliseconds (default: `timeout_ms`); a timed-out attempt is
     /// retried while the review's deadline allows.
-    #[serde(default)]
     pub attempt_timeout_ms: Option<u64>,
     /// Attempts per review on transient failures (connect errors, 429, 5xx, invalid output).
-    #[serde(default = "default_max_attempts")]
     pub max_attempts: u32,
     /// How long a reviewer allow is remembered for the same action in the same session, in
     /// seconds; 0 disables session memory.
-    #[serde(default = "default_memory_ttl_s")]
     pub memory_ttl_s: u64,
     /// The organisation's policy, replacing the prompt's tenant-policy section.
-    #[serde(default)]
     pub tenant_policy: Option<String>,
     /// A file holding the tenant policy (relative to the config file).
-    #[serde(default)]
     pub tenant_policy_file: Option<PathBuf>,
     /// Two-stage review: a cheap first pass clears clearly benign actions, the full review
     /// judges the rest.
-    #[serde(default)]
     pub two_stage: bool,
     /// `[reviewer.budget]`: token budgets for the evidence.
-    #[serde(default)]
     pub budget: crate::reviewer::budget::Budget,
-}
-
-fn default_max_attempts() -> u32 {
-    3
-}
-fn default_memory_ttl_s() -> u64 {
-    600
 }
 
 /// `[limits]`: quotas; beyond them the answer is a fast deny by `fallback` ("rate limited").
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct LimitsConfig {
     /// Review requests per minute per client (0: unlimited).
-    #[serde(default = "default_client_rpm")]
     pub requests_per_minute_per_client: u32,
     /// Reviewer calls per minute, all clients together (0: unlimited).
-    #[serde(default = "default_reviewer_rpm")]
     pub reviewer_calls_per_minute: u32,
     /// Reviewer calls in flight at once; more wait, within the review deadline.
-    #[serde(default = "default_reviewer_concurrency")]
     pub reviewer_concurrency: usize,
 }
 
 impl Default for LimitsConfig {
     fn default() -> Self {
         LimitsConfig {
-            requests_per_minute_per_client: default_client_rpm(),
-            reviewer_calls_per_minute: default_reviewer_rpm(),
-            reviewer_concurrency: default_reviewer_concurrency(),
+            requests_per_minute_per_client: 1200,
+            reviewer_calls_per_minute: 240,
+            reviewer_concurrency: 4,
         }
     }
 }
 
-fn default_client_rpm() -> u32 {
-    1200
-}
-fn default_reviewer_rpm() -> u32 {
-    240
-}
-fn default_reviewer_concurrency() -> usize {
-    4
-}
-
 /// `[breaker]`: per-session thresholds after which answers carry `"interrupt": true`.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct BreakerConfig {
     /// Denials in a row.
-    #[serde(default = "default_consecutive")]
     pub consecutive_denials: usize,
     /// Denials among the last `window` decisions.
-    #[serde(default = "default_window_denials")]
     pub window_denials: usize,
     /// How many recent decisions `window_denials` counts over.
-    #[serde(default = "default_window")]
     pub window: usize,
     /// The same action asked this many times in a row (a doom loop).
-    #[serde(default = "default_repeats")]
     pub repeats: usize,
 }
 
 impl Default for BreakerConfig {
     fn default() -> Self {
         BreakerConfig {
-            consecutive_denials: default_consecutive(),
-            window_denials: default_window_denials(),
-            window: default_window(),
-            repeats: default_repeats(),
+            consecutive_denials: 3,
+            window_denials: 10,
+            window: 50,
+            repeats: 3,
         }
     }
-}
-
-fn default_consecutive() -> usize {
-    3
-}
-fn default_window_denials() -> usize {
-    10
-}
-fn default_window() -> usize {
-    50
-}
-fn default_repeats() -> usize {
-    3
 }
 
 impl Default for ReviewerConfig {
     fn default() -> Self {
         ReviewerConfig {
-            backend: default_backend(),
-            base_url: default_base_url(),
-            model: default_model(),
+            backend: BackendKind::None,
+            base_url: "http://127.0.0.1:8089/v1".to_string(),
+            model: "qwen2.5-coder-1.5b".to_string(),
             api_key_env: None,
-            timeout_ms: default_timeout_ms(),
-            max_output_tokens: default_max_output_tokens(),
+            timeout_ms: 30_000,
+            max_output_tokens: 400,
             attempt_timeout_ms: None,
-            max_attempts: default_max_attempts(),
-            memory_ttl_s: default_memory_ttl_s(),
+            max_attempts: 3,
+            memory_ttl_s: 600,
             tenant_policy: None,
             tenant_policy_file: None,
             two_stage: false,
@@ -445,61 +331,34 @@ impl Default for ReviewerConfig {
     }
 }
 
-fn default_backend() -> BackendKind {
-    BackendKind::None
-}
-fn default_base_url() -> String {
-    "http://127.0.0.1:8089/v1".to_string()
-}
-fn default_model() -> String {
-    "qwen2.5-coder-1.5b".to_string()
-}
-fn default_timeout_ms() -> u64 {
-    30_000
-}
-fn default_max_output_tokens() -> u32 {
-    400
-}
-
 /// `[audit]`.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct AuditConfig {
     /// The JSON-lines file decisions are appended to.
-    #[serde(default = "default_audit_path")]
     pub path: PathBuf,
     /// Redact well-known secrets (API keys, tokens, private keys, …) from records.
-    #[serde(default = "yes")]
     pub redact: bool,
     /// More regexes whose matches are redacted (`[REDACTED:custom]`).
-    #[serde(default)]
     pub redact_patterns: Vec<String>,
     /// When a decision's record is durable before the answer: `always` (fdatasync by group
     /// commit) or `interval` (written to the file before the answer, fdatasync every
     /// `fsync_interval_ms`).
-    #[serde(default)]
     pub fsync: FsyncPolicy,
     /// The longest time between two fdatasyncs with `fsync = "interval"`.
-    #[serde(default = "default_fsync_interval_ms")]
     pub fsync_interval_ms: u64,
     /// Rotate the active file into a closed segment when it reaches this many bytes (0: never).
-    #[serde(default = "default_rotate_bytes")]
     pub rotate_bytes: u64,
     /// Also rotate when the active file's first record is this old (`"24h"`, `"7d"`).
-    #[serde(default)]
     pub rotate_interval: Option<String>,
     /// Keep at most this many closed segments (the oldest are deleted, and that is recorded).
-    #[serde(default)]
     pub keep_segments: Option<usize>,
     /// Delete closed segments last written more than this many days ago (recorded).
-    #[serde(default)]
     pub keep_days: Option<u64>,
     /// Compress closed segments: `none`, `gzip` or `zstd`.
-    #[serde(default)]
     pub compress: crate::audit::Compression,
     /// `stdout`: also write every record to stdout as a JSON line (container log collection);
     /// `none`: only the file.
-    #[serde(default)]
     pub mirror: AuditMirror,
 }
 
@@ -514,10 +373,6 @@ pub enum AuditMirror {
     Stdout,
 }
 
-fn default_rotate_bytes() -> u64 {
-    100 * 1024 * 1024
-}
-
 /// `[audit] fsync`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -529,23 +384,15 @@ pub enum FsyncPolicy {
     Interval,
 }
 
-fn default_fsync_interval_ms() -> u64 {
-    100
-}
-
-fn yes() -> bool {
-    true
-}
-
 impl Default for AuditConfig {
     fn default() -> Self {
         AuditConfig {
-            path: default_audit_path(),
+            path: PathBuf::from("guardian-audit.jsonl"),
             redact: true,
             redact_patterns: Vec::new(),
             fsync: FsyncPolicy::Always,
-            fsync_interval_ms: default_fsync_interval_ms(),
-            rotate_bytes: default_rotate_bytes(),
+            fsync_interval_ms: 100,
+            rotate_bytes: 100 * 1024 * 1024,
             rotate_interval: None,
             keep_segments: None,
             keep_days: None,
@@ -590,10 +437,6 @@ impl AuditConfig {
             ),
         }
     }
-}
-
-fn default_audit_path() -> PathBuf {
-    PathBuf::from("guardian-audit.jsonl")
 }
 
 /// A configuration that could not be loaded.

@@ -12,70 +12,37 @@ use crate::request::{Role, TranscriptEntry};
 
 /// `[reviewer.budget]`: token budgets.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct Budget {
     /// Tokens for user and assistant turns together.
-    #[serde(default = "d_messages")]
     pub messages: usize,
     /// Tokens for tool outputs together.
-    #[serde(default = "d_tools")]
     pub tools: usize,
     /// Tokens per user or assistant turn.
-    #[serde(default = "d_per_message")]
     pub per_message: usize,
     /// Tokens per tool output.
-    #[serde(default = "d_per_tool")]
     pub per_tool: usize,
     /// Most recent entries considered.
-    #[serde(default = "d_max_entries")]
     pub max_entries: usize,
     /// Tokens for the action itself (long commands, file contents, diffs).
-    #[serde(default = "d_action")]
     pub action: usize,
     /// Tokens for the user intent.
-    #[serde(default = "d_intent")]
     pub intent: usize,
     /// Tokens for a sandbox retry's output.
-    #[serde(default = "d_retry")]
     pub retry_output: usize,
-}
-
-fn d_messages() -> usize {
-    400
-}
-fn d_tools() -> usize {
-    250
-}
-fn d_per_message() -> usize {
-    120
-}
-fn d_per_tool() -> usize {
-    90
-}
-fn d_max_entries() -> usize {
-    40
-}
-fn d_action() -> usize {
-    400
-}
-fn d_intent() -> usize {
-    150
-}
-fn d_retry() -> usize {
-    256
 }
 
 impl Default for Budget {
     fn default() -> Self {
         Budget {
-            messages: d_messages(),
-            tools: d_tools(),
-            per_message: d_per_message(),
-            per_tool: d_per_tool(),
-            max_entries: d_max_entries(),
-            action: d_action(),
-            intent: d_intent(),
-            retry_output: d_retry(),
+            messages: 400,
+            tools: 250,
+            per_message: 120,
+            per_tool: 90,
+            max_entries: 40,
+            action: 400,
+            intent: 150,
+            retry_output: 256,
         }
     }
 }

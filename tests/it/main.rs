@@ -14,6 +14,7 @@ mod clients;
 mod codex;
 mod common;
 mod config_cli;
+mod config_readme;
 mod contracts;
 mod corpus;
 mod datasets;
