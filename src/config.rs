@@ -488,7 +488,7 @@ pub struct RuleSpec {
 }
 
 /// What `guardian init` writes: the default policy extended, a reviewer commented out.
-pub const INIT_TEMPLATE: &str = r#"# guardian.toml, written by `guardian init`. See README "Configuration reference".
+pub const INIT_TEMPLATE: &str = r#"# guardian.toml, written by `guardian init`. See docs/configuration.md.
 #
 # The embedded default policy applies first (`guardian policy --config guardian.toml` lists it);
 # the rules below are added to it. Order: deny > ask > allow, and a deny anywhere wins. Built-in

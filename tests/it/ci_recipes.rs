@@ -189,10 +189,22 @@ fn the_github_workflow_uses_commands_that_exist_and_the_readme_shows_it() {
         upload["with"]["path"].as_str(),
         Some(".github/guardian-audit.jsonl")
     );
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    let ci_doc = std::fs::read_to_string(root().join("docs/ci.md")).expect("docs/ci.md");
     assert!(
-        readme.contains(&format!("```yaml\n{text}```")),
-        "the README's CI section must show integrations/ci/github-actions.yml as it is"
+        ci_doc.contains(&format!("```yaml\n{text}```")),
+        "docs/ci.md must show integrations/ci/github-actions.yml as it is"
+    );
+    // The README's CI section shows the recipe's agent step, as it is in the workflow.
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    let i = text
+        .find("      - name: Run the agent behind guardian")
+        .expect("the agent step");
+    let j = text
+        .find("      - name: Verify the audit log")
+        .expect("the next step");
+    assert!(
+        readme.contains(&format!("```yaml\n{}```", &text[i..j])),
+        "the README's CI section must show the workflow's agent step as it is"
     );
 }
 

@@ -1,14 +1,18 @@
-//! The README's full `guardian.toml` example is a config guardian accepts, and every value it
+//! The full `guardian.toml` example of the configuration reference (docs/configuration.md) is a
+//! config guardian accepts, and every value it
 //! shows for a setting with a default is that default: defaults live in one place per section
 //! (`impl Default`), and the documentation cannot drift from them.
 
 use guardian::Config;
 
 fn readme_example() -> String {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/configuration.md"
+    ))
+    .expect("docs/configuration.md");
     let section = readme
-        .split("## Configuration reference")
+        .split("# Configuration reference")
         .nth(1)
         .expect("a configuration reference section");
     let start = section.find("```toml\n").expect("a toml block") + "```toml\n".len();

@@ -226,10 +226,20 @@ fn a_file_that_is_not_what_the_agent_reads_is_left_alone() {
     );
 }
 
-/// The fenced blocks of `lang` in the README.
+/// The fenced blocks of `lang` in the documentation (the README and docs/*.md).
 fn readme_blocks(lang: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut text = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let mut docs: Vec<_> = std::fs::read_dir(root.join("docs"))
+        .expect("docs")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    for d in docs {
+        text.push_str(&std::fs::read_to_string(d).expect("doc"));
+    }
     let open = format!("```{lang}\n");
     let mut out = Vec::new();
     let mut rest = text.as_str();
