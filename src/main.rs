@@ -278,13 +278,29 @@ enum SummaryFormat {
     Json,
 }
 
+/// `guardian traces import` formats.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum TraceFormat {
+    /// R-Judge's JSON.
+    Rjudge,
+    /// RedCode-Exec's indexN.json files.
+    Redcode,
+    /// NL2Bash's all.nl and all.cm.
+    Nl2bash,
+    /// Claude Code session transcripts.
+    ClaudeCode,
+    /// Codex rollout files.
+    Codex,
+}
+
 #[derive(Subcommand)]
 enum TracesCommand {
     /// Import: `rjudge <rjudge.json>`, `redcode <indexN.json>…`, `nl2bash <all.nl> <all.cm>`,
     /// `claude-code <transcript.jsonl>…`, `codex <rollout.jsonl>…`.
     Import {
-        /// rjudge, redcode, nl2bash, claude-code or codex.
-        format: String,
+        /// The dataset or trace format.
+        #[arg(value_enum)]
+        format: TraceFormat,
         /// The input files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -361,7 +377,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    runtime.block_on(run(cli))
+    // One error path: a subcommand that cannot do its work returns an error, printed here
+    // (its text names the command), exit 2.
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{e:#}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// JSON logs on stderr. With `background`, lines are handed to a writer thread (tracing-appender),
@@ -394,7 +418,7 @@ fn init_tracing(
     guard
 }
 
-async fn run(cli: Cli) -> ExitCode {
+async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve { config, listen } => serve(config, listen).await,
         Command::Check { config, words } => check(config, words).await,
@@ -406,7 +430,7 @@ async fn run(cli: Cli) -> ExitCode {
                     files,
                     limit,
                 },
-        } => traces_import(&format, &files, limit),
+        } => traces_import(format, &files, limit),
         Command::Eval {
             files,
             config,
@@ -432,8 +456,8 @@ async fn run(cli: Cli) -> ExitCode {
             project,
         } => opencode(server, config, project).await,
         Command::Hook { agent } => match agent {
-            HookAgent::ClaudeCode { hook } => forward_hook(&hook, "claude-code"),
-            HookAgent::Codex { hook } => forward_hook(&hook, "codex"),
+            HookAgent::ClaudeCode { hook } => Ok(forward_hook(&hook, "claude-code")),
+            HookAgent::Codex { hook } => Ok(forward_hook(&hook, "codex")),
         },
         Command::Audit {
             config,
@@ -446,15 +470,14 @@ async fn run(cli: Cli) -> ExitCode {
             // and the rotation settings `audit rotate` applies.
             let cfg = match load(config.as_ref()) {
                 Ok(c) => c,
-                Err(code) if file.is_none() || config.is_some() => return code,
+                Err(e) if file.is_none() || config.is_some() => return Err(e),
                 Err(_) => Config::default(),
             };
             let path = file.unwrap_or_else(|| cfg.audit.path.clone());
             let filter = match filter.typed() {
                 Ok(f) => f,
                 Err(e) => {
-                    eprintln!("guardian audit: {e}");
-                    return ExitCode::from(2);
+                    anyhow::bail!("guardian audit: {e}");
                 }
             };
             match command {
@@ -504,8 +527,7 @@ async fn run(cli: Cli) -> ExitCode {
                     .map(PathBuf::from)
             };
             let Some(home) = home else {
-                eprintln!("guardian install: $HOME is not set");
-                return ExitCode::from(2);
+                anyhow::bail!("guardian install: $HOME is not set");
             };
             let opts = guardian::integrations::install::Options {
                 target: agent,
@@ -554,13 +576,15 @@ fn guardian_command() -> String {
     }
 }
 
-fn install(opts: &guardian::integrations::install::Options, dry_run: bool) -> ExitCode {
+fn install(
+    opts: &guardian::integrations::install::Options,
+    dry_run: bool,
+) -> anyhow::Result<ExitCode> {
     use guardian::integrations::install::{apply, plan};
     let plans = match plan(opts) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("guardian install: {e}");
-            return ExitCode::from(2);
+            anyhow::bail!("guardian install: {e}");
         }
     };
     for plan in &plans {
@@ -582,8 +606,7 @@ fn install(opts: &guardian::integrations::install::Options, dry_run: bool) -> Ex
                     }
                     Ok(None) => {}
                     Err(e) => {
-                        eprintln!("guardian install: {e}");
-                        return ExitCode::from(2);
+                        anyhow::bail!("guardian install: {e}");
                     }
                 }
             }
@@ -592,20 +615,18 @@ fn install(opts: &guardian::integrations::install::Options, dry_run: bool) -> Ex
             println!("note: {n}");
         }
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
-fn init(path: &std::path::Path, force: bool) -> ExitCode {
+fn init(path: &std::path::Path, force: bool) -> anyhow::Result<ExitCode> {
     if path.exists() && !force {
-        eprintln!(
+        anyhow::bail!(
             "guardian init: {} exists; nothing was written (--force overwrites it)",
             path.display()
         );
-        return ExitCode::from(2);
     }
     if let Err(e) = Config::parse(guardian::config::INIT_TEMPLATE, &path.display().to_string()) {
-        eprintln!("guardian init: the template does not load: {e}");
-        return ExitCode::from(2);
+        anyhow::bail!("guardian init: the template does not load: {e}");
     }
     match std::fs::write(path, guardian::config::INIT_TEMPLATE) {
         Ok(()) => {
@@ -614,11 +635,10 @@ fn init(path: &std::path::Path, force: bool) -> ExitCode {
                 path.display(),
                 path.display()
             );
-            ExitCode::SUCCESS
+            Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("guardian init: {}: {e}", path.display());
-            ExitCode::from(2)
+            anyhow::bail!("guardian init: {}: {e}", path.display())
         }
     }
 }
@@ -645,25 +665,18 @@ fn command_line(words: &[String]) -> String {
     }
 }
 
-fn load(config: Option<&PathBuf>) -> Result<Config, ExitCode> {
-    Config::load(config.map(PathBuf::as_path)).map_err(|e| {
-        eprintln!("guardian: {e}");
-        ExitCode::from(2)
-    })
+fn load(config: Option<&PathBuf>) -> anyhow::Result<Config> {
+    Config::load(config.map(PathBuf::as_path)).map_err(|e| anyhow::anyhow!("guardian: {e}"))
 }
 
-fn build(config: Config) -> Result<Arc<Guardian>, ExitCode> {
-    Guardian::from_config(config).map(Arc::new).map_err(|e| {
-        eprintln!("guardian: {e}");
-        ExitCode::from(2)
-    })
+fn build(config: Config) -> anyhow::Result<Arc<Guardian>> {
+    Guardian::from_config(config)
+        .map(Arc::new)
+        .map_err(|e| anyhow::anyhow!("guardian: {e}"))
 }
 
-async fn serve(config: Option<PathBuf>, listen: Option<String>) -> ExitCode {
-    let mut cfg = match load(config.as_ref()) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+async fn serve(config: Option<PathBuf>, listen: Option<String>) -> anyhow::Result<ExitCode> {
+    let mut cfg = load(config.as_ref())?;
     if let Some(l) = listen {
         cfg.server.listen = l;
     }
@@ -671,15 +684,11 @@ async fn serve(config: Option<PathBuf>, listen: Option<String>) -> ExitCode {
         use_local_model_if_running(&mut cfg).await;
     }
     let addr = cfg.server.listen.clone();
-    let guardian = match build(cfg) {
-        Ok(g) => g,
-        Err(code) => return code,
-    };
+    let guardian = build(cfg)?;
     let listener = match tokio::net::TcpListener::bind(&addr).await {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("guardian: cannot listen on {addr}: {e}");
-            return ExitCode::from(2);
+            anyhow::bail!("guardian: cannot listen on {addr}: {e}");
         }
     };
     let local = listener.local_addr().map(|a| a.to_string()).unwrap_or(addr);
@@ -692,10 +701,9 @@ async fn serve(config: Option<PathBuf>, listen: Option<String>) -> ExitCode {
     );
     eprintln!("guardian listening on http://{local}");
     match guardian::server::serve(guardian, listener).await {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
-            eprintln!("guardian: server error: {e}");
-            ExitCode::from(2)
+            anyhow::bail!("guardian: server error: {e}")
         }
     }
 }
@@ -720,11 +728,10 @@ fn random_token() -> String {
 /// denied.
 const EXIT_DENIED: u8 = 3;
 
-async fn run_agent(a: RunArgs) -> ExitCode {
+async fn run_agent(a: RunArgs) -> anyhow::Result<ExitCode> {
     use guardian::integrations::run::{self as agent_run, Agent, Endpoint};
     let Some(program) = a.command.first() else {
-        eprintln!("guardian run: no agent command given after --");
-        return ExitCode::from(2);
+        anyhow::bail!("guardian run: no agent command given after --");
     };
     let agent = match a.agent {
         RunAgent::Auto => Agent::detect(program),
@@ -733,10 +740,7 @@ async fn run_agent(a: RunArgs) -> ExitCode {
         RunAgent::Opencode => Agent::Opencode,
         RunAgent::Generic => Agent::Generic,
     };
-    let mut cfg = match load(a.config.as_ref()) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+    let mut cfg = load(a.config.as_ref())?;
     // Headless: nobody can answer a question, so what nothing could review is denied.
     cfg.hooks.unreviewed = guardian::config::Unreviewed::Deny;
     let audit_path = cfg.audit.path.clone();
@@ -744,8 +748,7 @@ async fn run_agent(a: RunArgs) -> ExitCode {
     let guardian_cmd = match std::env::current_exe() {
         Ok(p) => guardian::normalize::shell::shell_quote(&p.display().to_string()),
         Err(e) => {
-            eprintln!("guardian run: cannot find this program's own path: {e}");
-            return ExitCode::from(2);
+            anyhow::bail!("guardian run: cannot find this program's own path: {e}");
         }
     };
     // The server: this run's own on a loopback port, or the one named.
@@ -771,22 +774,17 @@ async fn run_agent(a: RunArgs) -> ExitCode {
                 });
                 t
             });
-            let g = match build(cfg) {
-                Ok(g) => g,
-                Err(code) => return code,
-            };
+            let g = build(cfg)?;
             let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
                 Ok(l) => l,
                 Err(e) => {
-                    eprintln!("guardian run: cannot listen on a loopback port: {e}");
-                    return ExitCode::from(2);
+                    anyhow::bail!("guardian run: cannot listen on a loopback port: {e}");
                 }
             };
             let url = match listener.local_addr() {
                 Ok(addr) => format!("http://{addr}"),
                 Err(e) => {
-                    eprintln!("guardian run: cannot listen on a loopback port: {e}");
-                    return ExitCode::from(2);
+                    anyhow::bail!("guardian run: cannot listen on a loopback port: {e}");
                 }
             };
             let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -810,8 +808,7 @@ async fn run_agent(a: RunArgs) -> ExitCode {
     let wired = match agent_run::wire(agent, &a.command, &endpoint) {
         Ok(w) => w,
         Err(e) => {
-            eprintln!("guardian run: {e}");
-            return ExitCode::from(2);
+            anyhow::bail!("guardian run: {e}");
         }
     };
     eprintln!(
@@ -838,8 +835,7 @@ async fn run_agent(a: RunArgs) -> ExitCode {
                 Arc::new(r) as Arc<dyn guardian::integrations::mcp::Decider>,
             )),
             Err(e) => {
-                eprintln!("guardian run: {e}");
-                return ExitCode::from(2);
+                anyhow::bail!("guardian run: {e}");
             }
         },
         (None, _) => None,
@@ -855,8 +851,7 @@ async fn run_agent(a: RunArgs) -> ExitCode {
                     Some(tokio::spawn(b.run()))
                 }
                 Err(e) => {
-                    eprintln!("guardian run: {e}");
-                    return ExitCode::from(2);
+                    anyhow::bail!("guardian run: {e}");
                 }
             }
         }
@@ -877,8 +872,7 @@ async fn run_agent(a: RunArgs) -> ExitCode {
     let code = match code {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("guardian run: {e}");
-            return ExitCode::from(2);
+            anyhow::bail!("guardian run: {e}");
         }
     };
     let filter = guardian::audit_report::Filter {
@@ -920,29 +914,24 @@ async fn run_agent(a: RunArgs) -> ExitCode {
         eprintln!(
             "guardian run: {denied} action(s) denied; exiting {EXIT_DENIED} (--fail-on-deny)"
         );
-        return ExitCode::from(EXIT_DENIED);
+        return Ok(ExitCode::from(EXIT_DENIED));
     }
-    ExitCode::from(u8::try_from(code).unwrap_or(1))
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
 
-async fn check(config: Option<PathBuf>, words: Vec<String>) -> ExitCode {
-    let cfg = match load(config.as_ref()) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+async fn check(config: Option<PathBuf>, words: Vec<String>) -> anyhow::Result<ExitCode> {
+    let cfg = load(config.as_ref())?;
     let req = if words.is_empty() {
         let mut body = Vec::new();
         if let Err(e) = std::io::stdin().read_to_end(&mut body) {
-            eprintln!("guardian: cannot read stdin: {e}");
-            return ExitCode::from(2);
+            anyhow::bail!("guardian: cannot read stdin: {e}");
         }
         match ReviewRequest::from_json(&body) {
             Ok(r) => r,
             Err(e) => {
                 let out = serde_json::json!({"error": {"field": e.field, "message": e.message}});
                 println!("{out}");
-                eprintln!("guardian: bad request: {}: {}", e.field, e.message);
-                return ExitCode::from(2);
+                anyhow::bail!("guardian: bad request: {}: {}", e.field, e.message);
             }
         }
     } else {
@@ -951,43 +940,27 @@ async fn check(config: Option<PathBuf>, words: Vec<String>) -> ExitCode {
             .map(|p| p.display().to_string());
         let req = ReviewRequest::shell(command_line(&words), cwd);
         if let Err(e) = req.validate() {
-            eprintln!("guardian: bad request: {}: {}", e.field, e.message);
-            return ExitCode::from(2);
+            anyhow::bail!("guardian: bad request: {}: {}", e.field, e.message);
         }
         req
     };
-    let guardian = match build(cfg) {
-        Ok(g) => g,
-        Err(code) => return code,
-    };
+    let guardian = build(cfg)?;
     let resp = guardian.review(req, "cli").await;
     match serde_json::to_string_pretty(&resp) {
         Ok(s) => println!("{s}"),
         Err(e) => {
-            eprintln!("guardian: cannot print the response: {e}");
-            return ExitCode::from(2);
+            anyhow::bail!("guardian: cannot print the response: {e}");
         }
     }
     match resp.decision {
-        Decision::Allow => ExitCode::SUCCESS,
-        Decision::Deny => ExitCode::from(1),
+        Decision::Allow => Ok(ExitCode::SUCCESS),
+        Decision::Deny => Ok(ExitCode::from(1)),
     }
 }
 
-fn policy(config: Option<PathBuf>) -> ExitCode {
-    let cfg = match load(config.as_ref()) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let policy = match guardian::policy::Policy::from_config(&cfg, Vec::new()) {
-        Ok(p) => p,
-        Err(errors) => {
-            for e in errors {
-                eprintln!("guardian: {e}");
-            }
-            return ExitCode::from(2);
-        }
-    };
+fn policy(config: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+    let cfg = load(config.as_ref())?;
+    let policy = compiled_from(&cfg)?;
     let chain = cfg.extends_chain();
     if config.is_none() {
         println!(
@@ -1011,16 +984,18 @@ fn policy(config: Option<PathBuf>) -> ExitCode {
     for r in policy.listing() {
         println!("{:<5}  {:<40}  {}", r.effect.as_str(), r.pattern, r.source);
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
-fn compiled(config: Option<&PathBuf>) -> Result<guardian::policy::Policy, ExitCode> {
-    let cfg = load(config)?;
-    guardian::policy::Policy::from_config(&cfg, Vec::new()).map_err(|errors| {
-        for e in errors {
-            eprintln!("guardian: {e}");
-        }
-        ExitCode::from(2)
+fn compiled(config: Option<&PathBuf>) -> anyhow::Result<guardian::policy::Policy> {
+    compiled_from(&load(config)?)
+}
+
+/// A config's policy, or every error in it.
+fn compiled_from(cfg: &Config) -> anyhow::Result<guardian::policy::Policy> {
+    guardian::policy::Policy::from_config(cfg, Vec::new()).map_err(|errors| {
+        let lines: Vec<String> = errors.iter().map(|e| format!("guardian: {e}")).collect();
+        anyhow::anyhow!(lines.join("\n"))
     })
 }
 
@@ -1029,12 +1004,9 @@ fn explain(
     cwd: Option<String>,
     words: Vec<String>,
     verbose: bool,
-) -> ExitCode {
+) -> anyhow::Result<ExitCode> {
     use guardian::normalize::{Context, normalize};
-    let policy = match compiled(config.as_ref()) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+    let policy = compiled(config.as_ref())?;
     let cwd = cwd.or_else(|| {
         std::env::current_dir()
             .ok()
@@ -1100,21 +1072,17 @@ fn explain(
         None => println!("decision: {} (no rule decided)", eval.effect.as_str()),
     }
     println!("reason: {}", eval.reason);
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
-fn policy_test(config: Option<PathBuf>, files: Vec<PathBuf>) -> ExitCode {
-    let policy = match compiled(config.as_ref()) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+fn policy_test(config: Option<PathBuf>, files: Vec<PathBuf>) -> anyhow::Result<ExitCode> {
+    let policy = compiled(config.as_ref())?;
     let (mut passed, mut failed) = (0usize, 0usize);
     for f in files {
         let results = match guardian::policy::testing::run_file(&f, &policy) {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("guardian: {e}");
-                return ExitCode::from(2);
+                anyhow::bail!("guardian: {e}");
             }
         };
         for r in results {
@@ -1138,21 +1106,20 @@ fn policy_test(config: Option<PathBuf>, files: Vec<PathBuf>) -> ExitCode {
     }
     println!("{passed} passed, {failed} failed");
     if failed == 0 {
-        ExitCode::SUCCESS
+        Ok(ExitCode::SUCCESS)
     } else {
-        ExitCode::from(1)
+        Ok(ExitCode::from(1))
     }
 }
 
-fn import(file: PathBuf) -> ExitCode {
+fn import(file: PathBuf) -> anyhow::Result<ExitCode> {
     match guardian::policy::import::import_file(&file) {
         Ok(imported) => {
             print!("{}", guardian::policy::import::to_toml(&imported));
-            ExitCode::SUCCESS
+            Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("guardian: cannot import {}: {e}", file.display());
-            ExitCode::from(2)
+            anyhow::bail!("guardian: cannot import {}: {e}", file.display())
         }
     }
 }
@@ -1198,7 +1165,6 @@ async fn use_local_model_if_running(cfg: &mut Config) {
     }
 }
 
-/// Forwards a hook input to the server's `/v1/hooks/<agent>`; any failure blocks (exit 2).
 /// Forwards a hook input to the server and prints its answer. An empty answer (`{}`: no
 /// decision) prints nothing, which every agent reads as "no objection". Any failure exits 2 with
 /// the reason on stderr: a block.
@@ -1231,48 +1197,41 @@ fn forward_hook(args: &HookArgs, agent: &str) -> ExitCode {
     }
 }
 
-async fn mcp(config: Option<PathBuf>, server: Option<String>) -> ExitCode {
+async fn mcp(config: Option<PathBuf>, server: Option<String>) -> anyhow::Result<ExitCode> {
     use guardian::integrations::mcp::{Decider, InProcess, Remote, serve_stdio};
     let decider: Box<dyn Decider> = match server {
         Some(url) => match Remote::new(&url, std::time::Duration::from_secs(120)) {
             Ok(r) => Box::new(r),
             Err(e) => {
-                eprintln!("guardian: {e}");
-                return ExitCode::from(2);
+                anyhow::bail!("guardian: {e}");
             }
         },
         None => {
-            let cfg = match load(config.as_ref()) {
-                Ok(c) => c,
-                Err(code) => return code,
-            };
+            let cfg = load(config.as_ref())?;
             match build(cfg) {
                 Ok(g) => Box::new(InProcess(g, "mcp")),
-                Err(code) => return code,
+                Err(e) => return Err(e),
             }
         }
     };
     match serve_stdio(decider.as_ref()).await {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
-            eprintln!("guardian mcp: {e}");
-            ExitCode::from(2)
+            anyhow::bail!("guardian mcp: {e}")
         }
     }
 }
 
-async fn opencode(server: String, config: Option<PathBuf>, project: Option<String>) -> ExitCode {
+async fn opencode(
+    server: String,
+    config: Option<PathBuf>,
+    project: Option<String>,
+) -> anyhow::Result<ExitCode> {
     use guardian::integrations::mcp::InProcess;
     use guardian::integrations::opencode::Bridge;
-    let cfg = match load(config.as_ref()) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+    let cfg = load(config.as_ref())?;
     let unreviewed = cfg.hooks.unreviewed;
-    let g = match build(cfg) {
-        Ok(g) => g,
-        Err(code) => return code,
-    };
+    let g = build(cfg)?;
     let project = project.or_else(|| {
         std::env::current_dir()
             .ok()
@@ -1283,13 +1242,12 @@ async fn opencode(server: String, config: Option<PathBuf>, project: Option<Strin
             let bridge = bridge.with_unreviewed(unreviewed);
             eprintln!("guardian: answering permission requests of the OpenCode server at {server}");
             tokio::select! {
-                () = Arc::new(bridge).run() => ExitCode::SUCCESS,
-                _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
+                () = Arc::new(bridge).run() => Ok(ExitCode::SUCCESS),
+                _ = tokio::signal::ctrl_c() => Ok(ExitCode::SUCCESS),
             }
         }
         Err(e) => {
-            eprintln!("guardian: {e}");
-            ExitCode::from(2)
+            anyhow::bail!("guardian: {e}")
         }
     }
 }
@@ -1301,13 +1259,12 @@ async fn eval(
     baseline: Option<PathBuf>,
     out: PathBuf,
     prices: guardian::eval::Prices,
-) -> ExitCode {
+) -> anyhow::Result<ExitCode> {
     use guardian::eval::{Report, compare, load_cases, report, run};
     let cases = match load_cases(&files) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("guardian eval: {e}");
-            return ExitCode::from(2);
+            anyhow::bail!("guardian eval: {e}");
         }
     };
     let base: Option<Report> = match &baseline {
@@ -1318,32 +1275,24 @@ async fn eval(
         {
             Ok(r) => Some(r),
             Err(e) => {
-                eprintln!(
+                anyhow::bail!(
                     "guardian eval: cannot read the baseline {}: {e}",
                     p.display()
                 );
-                return ExitCode::from(2);
             }
         },
     };
-    let mut cfg = match load(config.as_ref()) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+    let mut cfg = load(config.as_ref())?;
     if config.is_none() {
         use_local_model_if_running(&mut cfg).await;
     }
     // Each evaluation writes its own audit log next to its reports.
     if let Err(e) = std::fs::create_dir_all(&out) {
-        eprintln!("guardian eval: cannot create {}: {e}", out.display());
-        return ExitCode::from(2);
+        anyhow::bail!("guardian eval: cannot create {}: {e}", out.display());
     }
     cfg.audit.path = out.join("audit.jsonl");
     let config_name = cfg.source_name.clone();
-    let g = match build(cfg) {
-        Ok(g) => g,
-        Err(code) => return code,
-    };
+    let g = build(cfg)?;
     let reviewer = format!(
         "{}/{}",
         g.reviewer().backend(),
@@ -1388,8 +1337,7 @@ async fn eval(
         .and_then(|()| write("report.md", report::markdown(&report, cmp.as_ref())))
         .and_then(|()| write("report.html", report::html(&report, cmp.as_ref())))
     {
-        eprintln!("guardian eval: cannot write the reports: {e}");
-        return ExitCode::from(2);
+        anyhow::bail!("guardian eval: cannot write the reports: {e}");
     }
     let m = &report.metrics;
     println!(
@@ -1407,18 +1355,20 @@ async fn eval(
                 "guardian eval: the false-allow rate rose against the baseline ({} cases flipped)",
                 c.flipped.len()
             );
-            ExitCode::from(1)
+            Ok(ExitCode::from(1))
         }
-        _ => ExitCode::SUCCESS,
+        _ => Ok(ExitCode::SUCCESS),
     }
 }
 
-async fn audit_rotate(path: &std::path::Path, audit: &guardian::config::AuditConfig) -> ExitCode {
+async fn audit_rotate(
+    path: &std::path::Path,
+    audit: &guardian::config::AuditConfig,
+) -> anyhow::Result<ExitCode> {
     let redactor = match audit.redactor() {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("guardian audit rotate: {e}");
-            return ExitCode::from(2);
+            anyhow::bail!("guardian audit rotate: {e}");
         }
     };
     let log = match guardian::audit::AuditLog::open_rotating(
@@ -1429,27 +1379,25 @@ async fn audit_rotate(path: &std::path::Path, audit: &guardian::config::AuditCon
     ) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("guardian audit rotate: {}: {e}", path.display());
-            return ExitCode::from(2);
+            anyhow::bail!("guardian audit rotate: {}: {e}", path.display());
         }
     };
     match log.rotate().await {
         Ok(true) => {
             println!("{}: rotated", path.display());
-            ExitCode::SUCCESS
+            Ok(ExitCode::SUCCESS)
         }
         Ok(false) => {
             println!("{}: nothing to rotate (no records)", path.display());
-            ExitCode::SUCCESS
+            Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("guardian audit rotate: {}: {e}", path.display());
-            ExitCode::from(2)
+            anyhow::bail!("guardian audit rotate: {}: {e}", path.display())
         }
     }
 }
 
-fn audit_verify(path: &std::path::Path) -> ExitCode {
+fn audit_verify(path: &std::path::Path) -> anyhow::Result<ExitCode> {
     match guardian::audit::verify(path) {
         Ok(s) => {
             let files = if s.files > 1 {
@@ -1466,18 +1414,59 @@ fn audit_verify(path: &std::path::Path) -> ExitCode {
                 s.records,
                 s.head
             );
-            ExitCode::SUCCESS
+            Ok(ExitCode::SUCCESS)
         }
         Err(e) if e.line == 0 => {
-            eprintln!("guardian audit verify: {}: {}", e.file, e.reason);
-            ExitCode::from(2)
+            anyhow::bail!("guardian audit verify: {}: {}", e.file, e.reason)
         }
         Err(e) => {
             eprintln!(
                 "guardian audit verify: {}: first bad record at {e}",
                 path.display()
             );
-            ExitCode::from(1)
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// `--decision`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DecisionArg {
+    /// Allowed.
+    Allow,
+    /// Denied.
+    Deny,
+}
+
+impl DecisionArg {
+    fn as_str(self) -> &'static str {
+        match self {
+            DecisionArg::Allow => "allow",
+            DecisionArg::Deny => "deny",
+        }
+    }
+}
+
+/// `--decided-by`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StageArg {
+    /// A policy rule.
+    Rule,
+    /// The reviewer model.
+    Reviewer,
+    /// Session memory.
+    Session,
+    /// A fallback (nothing could review it).
+    Fallback,
+}
+
+impl StageArg {
+    fn as_str(self) -> &'static str {
+        match self {
+            StageArg::Rule => "rule",
+            StageArg::Reviewer => "reviewer",
+            StageArg::Session => "session",
+            StageArg::Fallback => "fallback",
         }
     }
 }
@@ -1496,10 +1485,12 @@ struct AuditFilter {
     until: Option<String>,
     /// Only allow or deny.
     #[arg(long, global = true)]
-    decision: Option<String>,
+    #[arg(value_enum)]
+    decision: Option<DecisionArg>,
     /// Only decisions by rule, reviewer, session or fallback.
     #[arg(long, global = true)]
-    decided_by: Option<String>,
+    #[arg(value_enum)]
+    decided_by: Option<StageArg>,
     /// Only this client.
     #[arg(long, global = true)]
     client: Option<String>,
@@ -1524,8 +1515,8 @@ impl AuditFilter {
                 .as_deref()
                 .map(|t| parse_time("until", t))
                 .transpose()?,
-            decision: self.decision.clone(),
-            decided_by: self.decided_by.clone(),
+            decision: self.decision.map(|d| d.as_str().to_string()),
+            decided_by: self.decided_by.map(|d| d.as_str().to_string()),
             client: self.client.clone(),
             after_seq: self.after_seq,
         };
@@ -1538,7 +1529,7 @@ fn audit_query(
     path: &std::path::Path,
     f: &guardian::audit_report::Filter,
     limit: Option<usize>,
-) -> ExitCode {
+) -> anyhow::Result<ExitCode> {
     let mut matched: std::collections::VecDeque<String> = std::collections::VecDeque::new();
     let read = guardian::audit_report::for_each_record(path, f, |line, _| {
         matched.push_back(line.to_string());
@@ -1549,20 +1540,19 @@ fn audit_query(
         }
     });
     if let Err(e) = read {
-        eprintln!("guardian audit: cannot open {}: {e}", path.display());
-        return ExitCode::from(2);
+        anyhow::bail!("guardian audit: cannot open {}: {e}", path.display());
     }
     for line in matched {
         println!("{line}");
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 fn audit_summary(
     path: &std::path::Path,
     f: &guardian::audit_report::Filter,
     format: SummaryFormat,
-) -> ExitCode {
+) -> anyhow::Result<ExitCode> {
     match guardian::audit_report::summarize(path, f) {
         Ok(s) => {
             match format {
@@ -1570,19 +1560,18 @@ fn audit_summary(
                 SummaryFormat::Markdown => print!("{}", s.to_markdown()),
                 SummaryFormat::Json => println!("{}", s.to_json()),
             }
-            ExitCode::SUCCESS
+            Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!(
+            anyhow::bail!(
                 "guardian audit summary: cannot open {}: {e}",
                 path.display()
-            );
-            ExitCode::from(2)
+            )
         }
     }
 }
 
-fn label_files(files: &[PathBuf]) -> ExitCode {
+fn label_files(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::stdout();
@@ -1596,20 +1585,19 @@ fn label_files(files: &[PathBuf]) -> ExitCode {
                 }
             }
             Err(e) => {
-                eprintln!("guardian eval --label: {e}");
-                return ExitCode::from(2);
+                anyhow::bail!("guardian eval --label: {e}");
             }
         }
     }
     if remaining > 0 {
         // Not an error: the labels given are saved; the exit code says the files are not ready.
-        ExitCode::from(1)
+        Ok(ExitCode::from(1))
     } else {
-        ExitCode::SUCCESS
+        Ok(ExitCode::SUCCESS)
     }
 }
 
-fn traces_import(format: &str, files: &[PathBuf], limit: usize) -> ExitCode {
+fn traces_import(format: TraceFormat, files: &[PathBuf], limit: usize) -> anyhow::Result<ExitCode> {
     use guardian::eval::traces;
     let read = |p: &PathBuf| {
         std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
@@ -1621,12 +1609,12 @@ fn traces_import(format: &str, files: &[PathBuf], limit: usize) -> ExitCode {
         })
     };
     let cases = match format {
-        "rjudge" => files
+        TraceFormat::Rjudge => files
             .iter()
             .map(|f| json(f).and_then(|v| traces::from_rjudge(&v)))
             .collect::<Result<Vec<_>, _>>()
             .map(|v| v.concat()),
-        "redcode" => files
+        TraceFormat::Redcode => files
             .iter()
             .map(|f| {
                 let category = format!(
@@ -1637,24 +1625,23 @@ fn traces_import(format: &str, files: &[PathBuf], limit: usize) -> ExitCode {
             })
             .collect::<Result<Vec<_>, _>>()
             .map(|v| v.concat()),
-        "nl2bash" => match files {
+        TraceFormat::Nl2bash => match files {
             [nl, cm] => {
                 read(nl).and_then(|n| read(cm).map(|c| traces::from_nl2bash(&n, &c, limit)))
             }
             _ => Err("nl2bash takes two files: all.nl all.cm".into()),
         },
-        "claude-code" | "codex" => {
+        TraceFormat::ClaudeCode | TraceFormat::Codex => {
             let mut imported = Vec::new();
             for f in files {
                 let text = match read(f) {
                     Ok(t) => t,
                     Err(e) => {
-                        eprintln!("guardian traces: {e}");
-                        return ExitCode::from(2);
+                        anyhow::bail!("guardian traces: {e}");
                     }
                 };
                 let source = f.display().to_string();
-                let got = if format == "codex" {
+                let got = if format == TraceFormat::Codex {
                     guardian::eval::agent_traces::from_codex(&text, &source)
                 } else {
                     guardian::eval::agent_traces::from_claude_code(&text, &source)
@@ -1662,8 +1649,7 @@ fn traces_import(format: &str, files: &[PathBuf], limit: usize) -> ExitCode {
                 match got {
                     Ok(c) => imported.extend(c),
                     Err(e) => {
-                        eprintln!("guardian traces: {}: {e}", f.display());
-                        return ExitCode::from(2);
+                        anyhow::bail!("guardian traces: {}: {e}", f.display());
                     }
                 }
             }
@@ -1672,8 +1658,7 @@ fn traces_import(format: &str, files: &[PathBuf], limit: usize) -> ExitCode {
                 match serde_json::to_string(c) {
                     Ok(line) => println!("{line}"),
                     Err(e) => {
-                        eprintln!("guardian traces: {e}");
-                        return ExitCode::from(2);
+                        anyhow::bail!("guardian traces: {e}");
                     }
                 }
             }
@@ -1681,11 +1666,8 @@ fn traces_import(format: &str, files: &[PathBuf], limit: usize) -> ExitCode {
                 "guardian traces: {} cases, {labeled} labeled by a recorded human decision; label the rest with `guardian eval --label FILE`",
                 imported.len().min(limit)
             );
-            return ExitCode::SUCCESS;
+            return Ok(ExitCode::SUCCESS);
         }
-        other => Err(format!(
-            "unknown format {other:?} (rjudge, redcode, nl2bash, claude-code, codex)"
-        )),
     };
     match cases {
         Ok(cases) => {
@@ -1693,16 +1675,14 @@ fn traces_import(format: &str, files: &[PathBuf], limit: usize) -> ExitCode {
                 match serde_json::to_string(c) {
                     Ok(line) => println!("{line}"),
                     Err(e) => {
-                        eprintln!("guardian traces: {e}");
-                        return ExitCode::from(2);
+                        anyhow::bail!("guardian traces: {e}");
                     }
                 }
             }
-            ExitCode::SUCCESS
+            Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("guardian traces: {e}");
-            ExitCode::from(2)
+            anyhow::bail!("guardian traces: {e}")
         }
     }
 }
