@@ -1,0 +1,44 @@
+//! Finding the local reviewer model (`scripts/local-model.sh serve`) when no config names one.
+
+use super::*;
+
+/// The local reviewer's address (scripts/local-model.sh serve).
+pub(crate) const LOCAL_MODEL_URL: &str = "http://127.0.0.1:8089/v1";
+
+/// With the embedded defaults, use the local reviewer model when one is serving on loopback
+/// (`scripts/local-model.sh serve`); otherwise keep `backend = "none"`.
+pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
+    if std::env::var_os("GUARDIAN_NO_LOCAL_MODEL").is_some() {
+        return;
+    }
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let Ok(client) = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_millis(800))
+        .build()
+    else {
+        return;
+    };
+    let model = async {
+        let resp = client
+            .get(format!("{LOCAL_MODEL_URL}/models"))
+            .send()
+            .await
+            .ok()?;
+        let body: serde_json::Value = resp.json().await.ok()?;
+        body["data"][0]["id"].as_str().map(str::to_string)
+    }
+    .await;
+    match model {
+        Some(id) => {
+            eprintln!("guardian: using the local reviewer model {id} at {LOCAL_MODEL_URL}");
+            cfg.reviewer.backend = guardian::config::BackendKind::Openai;
+            cfg.reviewer.base_url = LOCAL_MODEL_URL.to_string();
+            cfg.reviewer.model = id;
+            // Small local models on a few cores are slow; give them time rather than deny.
+            cfg.reviewer.timeout_ms = cfg.reviewer.timeout_ms.max(90_000);
+        }
+        None => eprintln!(
+            "guardian: no reviewer configured and no local model at {LOCAL_MODEL_URL}: actions no rule allows are denied (see scripts/local-model.sh)"
+        ),
+    }
+}

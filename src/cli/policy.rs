@@ -1,0 +1,172 @@
+//! `guardian policy`: the effective rules, `explain`, `test`, `import`.
+
+use super::*;
+
+pub(crate) fn policy(config: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+    let cfg = load(config.as_ref())?;
+    let policy = compiled_from(&cfg)?;
+    let chain = cfg.extends_chain();
+    if config.is_none() {
+        println!(
+            "# policy: the embedded default policy ({})",
+            cfg.source_name
+        );
+    } else if chain.is_empty() {
+        println!(
+            "# policy: {} only; it does not extend the default policy (add [policy] extends = \"default\" to keep the default rules)",
+            cfg.source_name
+        );
+    } else {
+        println!(
+            "# policy: {}, extending {}",
+            cfg.source_name,
+            chain.join(" → ")
+        );
+    }
+    println!("# built-in protections apply in every policy: they cannot be removed");
+    println!("# evaluated deny -> ask -> allow; nothing matched -> ask (the reviewer decides)");
+    for r in policy.listing() {
+        println!("{:<5}  {:<40}  {}", r.effect.as_str(), r.pattern, r.source);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn compiled(config: Option<&PathBuf>) -> anyhow::Result<guardian::policy::Policy> {
+    compiled_from(&load(config)?)
+}
+
+/// A config's policy, or every error in it.
+pub(crate) fn compiled_from(cfg: &Config) -> anyhow::Result<guardian::policy::Policy> {
+    guardian::policy::Policy::from_config(cfg, Vec::new()).map_err(|errors| {
+        let lines: Vec<String> = errors.iter().map(|e| format!("guardian: {e}")).collect();
+        anyhow::anyhow!(lines.join("\n"))
+    })
+}
+
+pub(crate) fn explain(
+    config: Option<PathBuf>,
+    cwd: Option<String>,
+    words: Vec<String>,
+    verbose: bool,
+) -> anyhow::Result<ExitCode> {
+    use guardian::normalize::{Context, normalize};
+    let policy = compiled(config.as_ref())?;
+    let cwd = cwd.or_else(|| {
+        std::env::current_dir()
+            .ok()
+            .map(|p| p.display().to_string())
+    });
+    let req = ReviewRequest::shell(command_line(&words), cwd);
+    let server_cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let ctx = Context::of(&req, &server_cwd, home.as_deref());
+    let action = normalize(&req.action, &ctx);
+    let (eval, steps) = policy.explain(&action, &ctx);
+    if let guardian::normalize::NormalizedAction::Shell(a) = &action {
+        println!("command line: {}", a.raw);
+    }
+    println!("cwd: {}", ctx.cwd.display());
+    println!(
+        "workspace: {}",
+        ctx.roots()
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    println!("steps:");
+    for s in steps {
+        // Rule-by-rule lines ("  deny rules on …: A no; B MATCHES") only with --verbose; else
+        // just the rule that matched.
+        match s.strip_prefix("  ") {
+            Some(_) if verbose => println!("  {s}"),
+            Some(line) => {
+                if let Some(hit) = line.split("; ").find(|x| x.contains(" MATCHES ")) {
+                    let kind = line.split(':').next().unwrap_or("");
+                    let rule = hit.rsplit(": ").next().unwrap_or(hit);
+                    println!("    {kind}: {rule}");
+                }
+            }
+            None => println!("  {s}"),
+        }
+    }
+    if let guardian::normalize::NormalizedAction::Shell(a) = &action {
+        for c in &a.commands {
+            for p in c.reads.iter().chain(&c.writes) {
+                let path = ctx.resolve(p);
+                if !ctx.in_workspace(&path) {
+                    println!("outside the workspace: {} (`{}`)", path.display(), c.text);
+                }
+            }
+        }
+    }
+    if !eval.facts.is_empty() {
+        println!("facts for the reviewer:");
+        for f in &eval.facts {
+            println!("  - {f}");
+        }
+    }
+    match &eval.rule {
+        Some(r) => println!(
+            "decision: {} by {} ({})",
+            eval.effect.as_str(),
+            r.pattern,
+            r.source
+        ),
+        None => println!("decision: {} (no rule decided)", eval.effect.as_str()),
+    }
+    println!("reason: {}", eval.reason);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn policy_test(
+    config: Option<PathBuf>,
+    files: Vec<PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    let policy = compiled(config.as_ref())?;
+    let (mut passed, mut failed) = (0usize, 0usize);
+    for f in files {
+        let results = match guardian::policy::testing::run_file(&f, &policy) {
+            Ok(r) => r,
+            Err(e) => {
+                anyhow::bail!("guardian: {e}");
+            }
+        };
+        for r in results {
+            if r.passed {
+                passed += 1;
+            } else {
+                failed += 1;
+                let got = match &r.got_rule {
+                    Some(rule) => format!("{} by {rule}", r.got.as_str()),
+                    None => r.got.as_str().to_string(),
+                };
+                println!(
+                    "FAIL {}: {}: expected {}, got {got} ({})",
+                    f.display(),
+                    r.name,
+                    r.expected,
+                    r.reason
+                );
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Ok(ExitCode::from(1))
+    }
+}
+
+pub(crate) fn import(file: PathBuf) -> anyhow::Result<ExitCode> {
+    match guardian::policy::import::import_file(&file) {
+        Ok(imported) => {
+            print!("{}", guardian::policy::import::to_toml(&imported));
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            anyhow::bail!("guardian: cannot import {}: {e}", file.display())
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! `guardian run`: one agent run behind guardian (the wiring is `guardian::integrations::run`).
+
+use super::*;
+
+/// `guardian run`'s arguments.
+pub(crate) struct RunArgs {
+    pub(crate) config: Option<PathBuf>,
+    pub(crate) agent: RunAgent,
+    pub(crate) server: Option<String>,
+    pub(crate) fail_on_deny: bool,
+    pub(crate) summary: Option<PathBuf>,
+    pub(crate) command: Vec<String>,
+}
+
+/// A fresh bearer token: 32 random bytes, hex.
+pub(crate) fn random_token() -> String {
+    let bytes: Vec<u8> = (0..32).map(|_| fastrand::u8(..)).collect();
+    hex::encode(bytes)
+}
+
+/// The exit code `guardian run --fail-on-deny` uses when the agent succeeded but an action was
+/// denied.
+pub(crate) const EXIT_DENIED: u8 = 3;
+
+pub(crate) async fn run_agent(a: RunArgs) -> anyhow::Result<ExitCode> {
+    use guardian::integrations::run::{self as agent_run, Agent, Endpoint};
+    let Some(program) = a.command.first() else {
+        anyhow::bail!("guardian run: no agent command given after --");
+    };
+    let agent = match a.agent {
+        RunAgent::Auto => Agent::detect(program),
+        RunAgent::ClaudeCode => Agent::ClaudeCode,
+        RunAgent::Codex => Agent::Codex,
+        RunAgent::Opencode => Agent::Opencode,
+        RunAgent::Generic => Agent::Generic,
+    };
+    let mut cfg = load(a.config.as_ref())?;
+    // Headless: nobody can answer a question, so what nothing could review is denied.
+    cfg.hooks.unreviewed = guardian::config::Unreviewed::Deny;
+    let audit_path = cfg.audit.path.clone();
+    let start_seq = guardian::audit::last_seq(&audit_path).unwrap_or(0);
+    let guardian_cmd = match std::env::current_exe() {
+        Ok(p) => guardian::normalize::shell::shell_quote(&p.display().to_string()),
+        Err(e) => {
+            anyhow::bail!("guardian run: cannot find this program's own path: {e}");
+        }
+    };
+    // The server: this run's own on a loopback port, or the one named.
+    let (endpoint, server) = match &a.server {
+        Some(url) => (
+            Endpoint {
+                url: url.trim_end_matches('/').to_string(),
+                token: guardian::transport::client_token(),
+                guardian: guardian_cmd,
+            },
+            None,
+        ),
+        None => {
+            if a.config.is_none() {
+                use_local_model_if_running(&mut cfg).await;
+            }
+            let token = (!cfg.auth.tokens.is_empty()).then(|| {
+                use sha2::Digest as _;
+                let t = random_token();
+                cfg.auth.tokens.push(guardian::config::TokenConfig {
+                    client: "guardian-run".into(),
+                    sha256: hex::encode(sha2::Sha256::digest(t.as_bytes())),
+                });
+                t
+            });
+            let g = build(cfg)?;
+            let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
+                Ok(l) => l,
+                Err(e) => {
+                    anyhow::bail!("guardian run: cannot listen on a loopback port: {e}");
+                }
+            };
+            let url = match listener.local_addr() {
+                Ok(addr) => format!("http://{addr}"),
+                Err(e) => {
+                    anyhow::bail!("guardian run: cannot listen on a loopback port: {e}");
+                }
+            };
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let task = tokio::spawn(guardian::server::serve_until(
+                Arc::clone(&g),
+                listener,
+                async move {
+                    let _ = stopped.await;
+                },
+            ));
+            (
+                Endpoint {
+                    url,
+                    token,
+                    guardian: guardian_cmd,
+                },
+                Some((g, stop, task)),
+            )
+        }
+    };
+    let wired = match agent_run::wire(agent, &a.command, &endpoint) {
+        Ok(w) => w,
+        Err(e) => {
+            anyhow::bail!("guardian run: {e}");
+        }
+    };
+    eprintln!(
+        "guardian run: {} ({}) with guardian at {}",
+        program,
+        agent.as_str(),
+        endpoint.url
+    );
+    // OpenCode: the bridge answers the permission requests of the server the agent starts
+    // (it keeps polling until that server is up), deciding in-process or through --server.
+    let bridge = match (&wired.opencode, &server) {
+        (Some(oc), Some((g, _, _))) => {
+            let decider: Arc<dyn guardian::integrations::mcp::Decider> = Arc::new(
+                guardian::integrations::mcp::InProcess(Arc::clone(g), "opencode"),
+            );
+            Some((oc.clone(), decider))
+        }
+        (Some(oc), None) => match guardian::integrations::mcp::Remote::new(
+            &endpoint.url,
+            std::time::Duration::from_secs(120),
+        ) {
+            Ok(r) => Some((
+                oc.clone(),
+                Arc::new(r) as Arc<dyn guardian::integrations::mcp::Decider>,
+            )),
+            Err(e) => {
+                anyhow::bail!("guardian run: {e}");
+            }
+        },
+        (None, _) => None,
+    };
+    let bridge_task = match bridge {
+        Some((oc, decider)) => {
+            let project = std::env::current_dir()
+                .ok()
+                .map(|p| p.display().to_string());
+            match guardian::integrations::opencode::Bridge::new(&oc, project, decider) {
+                Ok(b) => {
+                    let b = Arc::new(b.with_unreviewed(guardian::config::Unreviewed::Deny));
+                    Some(tokio::spawn(b.run()))
+                }
+                Err(e) => {
+                    anyhow::bail!("guardian run: {e}");
+                }
+            }
+        }
+        None => None,
+    };
+    let code = agent_run::run_agent(&wired).await;
+    if let Some(t) = bridge_task {
+        t.abort();
+    }
+    if let Some((_, stop, task)) = server {
+        let _ = stop.send(());
+        match task.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => eprintln!("guardian run: the server stopped with an error: {e}"),
+            Err(e) => eprintln!("guardian run: the server task failed: {e}"),
+        }
+    }
+    let code = match code {
+        Ok(c) => c,
+        Err(e) => {
+            anyhow::bail!("guardian run: {e}");
+        }
+    };
+    let filter = guardian::audit_report::Filter {
+        after_seq: Some(start_seq),
+        ..Default::default()
+    };
+    let mut denied = 0;
+    match guardian::audit_report::summarize(&audit_path, &filter) {
+        Ok(s) => {
+            denied = s.denied;
+            eprint!("{}", s.to_text());
+            if let Some(path) = &a.summary {
+                use std::io::Write as _;
+                let written = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .and_then(|mut f| f.write_all(s.to_markdown().as_bytes()));
+                if let Err(e) = written {
+                    eprintln!(
+                        "guardian run: cannot write the summary to {}: {e}",
+                        path.display()
+                    );
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "guardian run: no decisions were recorded in {}",
+                audit_path.display()
+            );
+        }
+        Err(e) => eprintln!(
+            "guardian run: cannot read the audit log {} for the summary: {e}",
+            audit_path.display()
+        ),
+    }
+    if a.fail_on_deny && denied > 0 && code == 0 {
+        eprintln!(
+            "guardian run: {denied} action(s) denied; exiting {EXIT_DENIED} (--fail-on-deny)"
+        );
+        return Ok(ExitCode::from(EXIT_DENIED));
+    }
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}

@@ -1,0 +1,39 @@
+//! `guardian serve`: the HTTP service (API v1), SIGHUP rotating the audit log.
+
+use super::*;
+
+pub(crate) async fn serve(
+    config: Option<PathBuf>,
+    listen: Option<String>,
+) -> anyhow::Result<ExitCode> {
+    let mut cfg = load(config.as_ref())?;
+    if let Some(l) = listen {
+        cfg.server.listen = l;
+    }
+    if config.is_none() {
+        use_local_model_if_running(&mut cfg).await;
+    }
+    let addr = cfg.server.listen.clone();
+    let guardian = build(cfg)?;
+    let listener = match tokio::net::TcpListener::bind(&addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            anyhow::bail!("guardian: cannot listen on {addr}: {e}");
+        }
+    };
+    let local = listener.local_addr().map(|a| a.to_string()).unwrap_or(addr);
+    tracing::info!(
+        listen = %local,
+        config = %guardian.config().source_name,
+        reviewer = guardian.reviewer().backend(),
+        rules = guardian.policy().listing().len(),
+        "guardian listening"
+    );
+    eprintln!("guardian listening on http://{local}");
+    match guardian::server::serve(guardian, listener).await {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) => {
+            anyhow::bail!("guardian: server error: {e}")
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! `guardian traces import`: datasets and recorded sessions to eval cases.
+
+use super::*;
+
+pub(crate) fn traces_import(
+    format: TraceFormat,
+    files: &[PathBuf],
+    limit: usize,
+) -> anyhow::Result<ExitCode> {
+    use guardian::eval::traces;
+    let read = |p: &PathBuf| {
+        std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+    };
+    let json = |p: &PathBuf| {
+        read(p).and_then(|t| {
+            serde_json::from_str::<serde_json::Value>(&t)
+                .map_err(|e| format!("{}: {e}", p.display()))
+        })
+    };
+    let cases = match format {
+        TraceFormat::Rjudge => files
+            .iter()
+            .map(|f| json(f).and_then(|v| traces::from_rjudge(&v)))
+            .collect::<Result<Vec<_>, _>>()
+            .map(|v| v.concat()),
+        TraceFormat::Redcode => files
+            .iter()
+            .map(|f| {
+                let category = format!(
+                    "redcode-{}",
+                    f.file_stem().and_then(|s| s.to_str()).unwrap_or("x")
+                );
+                json(f).and_then(|v| traces::from_redcode(&v, &category))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(|v| v.concat()),
+        TraceFormat::Nl2bash => match files {
+            [nl, cm] => {
+                read(nl).and_then(|n| read(cm).map(|c| traces::from_nl2bash(&n, &c, limit)))
+            }
+            _ => Err("nl2bash takes two files: all.nl all.cm".into()),
+        },
+        TraceFormat::ClaudeCode | TraceFormat::Codex => {
+            let mut imported = Vec::new();
+            for f in files {
+                let text = match read(f) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        anyhow::bail!("guardian traces: {e}");
+                    }
+                };
+                let source = f.display().to_string();
+                let got = if format == TraceFormat::Codex {
+                    guardian::eval::agent_traces::from_codex(&text, &source)
+                } else {
+                    guardian::eval::agent_traces::from_claude_code(&text, &source)
+                };
+                match got {
+                    Ok(c) => imported.extend(c),
+                    Err(e) => {
+                        anyhow::bail!("guardian traces: {}: {e}", f.display());
+                    }
+                }
+            }
+            let labeled = imported.iter().filter(|c| c.expected.is_some()).count();
+            for c in imported.iter().take(limit) {
+                match serde_json::to_string(c) {
+                    Ok(line) => println!("{line}"),
+                    Err(e) => {
+                        anyhow::bail!("guardian traces: {e}");
+                    }
+                }
+            }
+            eprintln!(
+                "guardian traces: {} cases, {labeled} labeled by a recorded human decision; label the rest with `guardian eval --label FILE`",
+                imported.len().min(limit)
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    match cases {
+        Ok(cases) => {
+            for c in cases.iter().take(limit) {
+                match serde_json::to_string(c) {
+                    Ok(line) => println!("{line}"),
+                    Err(e) => {
+                        anyhow::bail!("guardian traces: {e}");
+                    }
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            anyhow::bail!("guardian traces: {e}")
+        }
+    }
+}
