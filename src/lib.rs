@@ -4,6 +4,7 @@
 //! [`request`] → [`normalize`] → [`policy`] → [`reviewer`] → [`verdict`] → [`audit`],
 //! tied together by [`pipeline::Guardian`]. [`server`] (HTTP) and the `guardian` binary (CLI)
 //! are thin adapters over [`pipeline::Guardian::review`].
+#![warn(missing_docs)]
 
 pub mod audit;
 pub mod audit_report;

@@ -28,7 +28,8 @@ pub trait Decider: Send + Sync {
     /// Reviews requests that must all be allowed, with the same rule as
     /// [`crate::pipeline::Guardian::review_all`]: a hard deny answers, an unreviewed deny
     /// answers only when nothing is denied outright, otherwise the last allow. This default asks
-    /// one after the other; an error is a failure to get any answer.
+    /// for all of them at once and waits for every answer (so every one is reviewed and audited
+    /// by the server, as in-process); an error is a failure to get any answer.
     fn decide_all(
         &self,
         reqs: Vec<ReviewRequest>,
@@ -36,13 +37,18 @@ pub trait Decider: Send + Sync {
     ) -> BoxFuture<'_, Result<ReviewResponse, String>> {
         let _ = mode;
         Box::pin(async move {
+            let answers = futures::future::join_all(reqs.into_iter().map(|r| self.decide(r))).await;
             let mut all = crate::verdict::AllAllowed::default();
-            for req in reqs {
-                if let Some(deny) = all.push(self.decide(req).await?) {
-                    return Ok(deny);
+            let mut deny = None;
+            for answer in answers {
+                if let Some(d) = all.push(answer?) {
+                    deny.get_or_insert(d);
                 }
             }
-            all.finish().ok_or_else(|| "nothing to review".to_string())
+            match deny {
+                Some(d) => Ok(d),
+                None => all.finish().ok_or_else(|| "nothing to review".to_string()),
+            }
         })
     }
 }

@@ -148,3 +148,33 @@ fn the_readme_mcp_config_fails_closed_when_the_server_is_down() {
             .contains("no decision could be obtained")
     );
 }
+
+/// Through a running server (`--server`: `guardian mcp`, the OpenCode bridge, `guardian run
+/// --server`), requests that must all be allowed are all sent and all audited, even when the
+/// first one is denied.
+#[tokio::test]
+async fn a_remote_decider_reviews_every_request_of_a_set() {
+    use guardian::integrations::mcp::{Decider, Remote};
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = crate::common::Server::start(dir.path(), crate::common::PUSH_DENIED);
+    let remote = Remote::new(&server.addr, std::time::Duration::from_secs(10)).expect("remote");
+    let req = |cmd: &str| {
+        guardian::ReviewRequest::from_json(crate::common::shell(cmd).to_string().as_bytes())
+            .expect("valid")
+    };
+    let resp = remote
+        .decide_all(
+            vec![
+                req("git push origin main"),
+                req("git status"),
+                req("git status"),
+            ],
+            guardian::config::Unreviewed::Deny,
+        )
+        .await
+        .expect("an answer");
+    assert_eq!(resp.decision, guardian::Decision::Deny);
+    let audit = std::fs::read_to_string(dir.path().join("server-audit.jsonl")).expect("audit");
+    assert_eq!(audit.lines().count(), 3, "{audit}");
+}
