@@ -270,17 +270,7 @@ pub fn unwrap(words: &[WordValue]) -> Unwrapped {
         if name == "su" {
             out.wrappers.push("su".into());
             out.privileged = true;
-            let rest = &words[i + 1..];
-            out.inner = match rest
-                .iter()
-                .position(|w| w.text == "-c" || w.text == "--command")
-            {
-                Some(p) => match rest.get(p + 1) {
-                    Some(script) => Inner::Script(script.clone()),
-                    None => Inner::Unknown("su -c without a command".into()),
-                },
-                None => Inner::Unknown("su opens a shell as another user".into()),
-            };
+            out.inner = su_inner(&words[i + 1..]);
             return out;
         }
         if name == "command"
@@ -294,71 +284,7 @@ pub fn unwrap(words: &[WordValue]) -> Unwrapped {
         }
         let Some(spec) = spec(name) else { break };
         let wrapper = basename(name).to_string();
-        let mut j = i + 1;
-        let mut positionals_left = spec.positionals;
-        let mut script_opt: Option<WordValue> = None;
-        while j < words.len() {
-            let t = words[j].text.as_str();
-            if t == "--" {
-                j += 1;
-                break;
-            }
-            // env, sudo and doas take `NAME=value` words before the command.
-            if matches!(wrapper.as_str(), "env" | "sudo" | "doas" | "run0") && is_assignment(t) {
-                let var = t.split('=').next().unwrap_or("");
-                if DANGEROUS_ENV.contains(&var) && out.dynamic.is_none() {
-                    out.dynamic = Some(format!("{wrapper} sets {var}, which changes what runs"));
-                }
-                j += 1;
-                continue;
-            }
-            if let Some(long) = t.strip_prefix("--") {
-                let (lname, has_value) = match long.split_once('=') {
-                    Some((n, _)) => (n, true),
-                    None => (long, false),
-                };
-                let value = if !has_value && spec.long_args.contains(&lname) {
-                    j += 1;
-                    words.get(j).cloned()
-                } else {
-                    long.split_once('=').map(|(_, v)| WordValue::literal(v))
-                };
-                note_option(&wrapper, lname, value, &mut out, &mut script_opt);
-                j += 1;
-                continue;
-            }
-            if wrapper == "nice" && t.len() > 1 && t[1..].parse::<i32>().is_ok() {
-                // `nice -5 cmd`: an old-style adjustment.
-                j += 1;
-                continue;
-            }
-            if t.len() > 1 && t.starts_with('-') {
-                // A cluster of short flags; the first that takes an argument ends it.
-                let mut consumed_next = false;
-                for (k, c) in t[1..].char_indices() {
-                    if spec.short_args.contains(c) {
-                        let rest = &t[1 + k + c.len_utf8()..];
-                        let value = if rest.is_empty() {
-                            consumed_next = true;
-                            words.get(j + 1).cloned()
-                        } else {
-                            Some(WordValue::literal(rest))
-                        };
-                        note_option(&wrapper, &c.to_string(), value, &mut out, &mut script_opt);
-                        break;
-                    }
-                    note_flag(&wrapper, c, &mut out);
-                }
-                j += if consumed_next { 2 } else { 1 };
-                continue;
-            }
-            if positionals_left > 0 {
-                positionals_left -= 1;
-                j += 1;
-                continue;
-            }
-            break;
-        }
+        let (j, script_opt) = wrapper_options(words, i + 1, &wrapper, &spec, &mut out);
         out.wrappers.push(wrapper.clone());
         if PRIVILEGE_WRAPPERS.contains(&wrapper.as_str()) {
             out.privileged = true;
@@ -370,33 +296,8 @@ pub fn unwrap(words: &[WordValue]) -> Unwrapped {
             out.inner = Inner::Script(script);
             return out;
         }
-        if wrapper == "watch" && j < words.len() {
-            // watch joins its arguments and runs them with `sh -c`.
-            let joined: Vec<&str> = words[j..].iter().map(|w| w.text.as_str()).collect();
-            // What the agent appears to mean, quotes kept: judged as well (see `alt_script`).
-            let quoted: Vec<String> = words[j..]
-                .iter()
-                .map(|w| super::shell_quote(&w.text))
-                .collect();
-            out.alt_script = Some(quoted.join(" "));
-            let mut script = WordValue::literal(&joined.join(" "));
-            script.dynamic = words[j..].iter().find_map(|w| w.dynamic.clone());
-            script.substitutions = words[j..]
-                .iter()
-                .flat_map(|w| w.substitutions.clone())
-                .collect();
-            out.inner = Inner::Script(script);
-            return out;
-        }
-        if j >= words.len() {
-            out.inner = match wrapper.as_str() {
-                "xargs" => Inner::Argv(words.len()), // runs `echo`: harmless, but say so below
-                "sudo" | "doas" | "chroot" | "pkexec" | "run0" => Inner::Unknown(format!(
-                    "{wrapper} without a command opens a privileged shell"
-                )),
-                "exec" | "command" | "builtin" | "time" | "nohup" => Inner::Argv(words.len()),
-                _ => Inner::Unknown(format!("{wrapper} without a command")),
-            };
+        if let Some(inner) = wrapper_end(words, j, &wrapper, &mut out) {
+            out.inner = inner;
             return out;
         }
         i = j;
@@ -404,6 +305,130 @@ pub fn unwrap(words: &[WordValue]) -> Unwrapped {
     }
     out.inner = Inner::Argv(i);
     out
+}
+
+/// `su [options] [-c SCRIPT]`: the script it runs, or a shell (not known statically).
+fn su_inner(rest: &[WordValue]) -> Inner {
+    match rest
+        .iter()
+        .position(|w| w.text == "-c" || w.text == "--command")
+    {
+        Some(p) => match rest.get(p + 1) {
+            Some(script) => Inner::Script(script.clone()),
+            None => Inner::Unknown("su -c without a command".into()),
+        },
+        None => Inner::Unknown("su opens a shell as another user".into()),
+    }
+}
+
+/// Skips a wrapper's options and positional arguments from `words[start..]`, noting what they
+/// say (a user, a script given as an option, assignments); returns where its command starts.
+fn wrapper_options(
+    words: &[WordValue],
+    start: usize,
+    wrapper: &str,
+    spec: &Spec,
+    out: &mut Unwrapped,
+) -> (usize, Option<WordValue>) {
+    let mut positionals_left = spec.positionals;
+    let mut script_opt: Option<WordValue> = None;
+    let mut j = start;
+    while j < words.len() {
+        let t = words[j].text.as_str();
+        if t == "--" {
+            j += 1;
+            break;
+        }
+        // env, sudo and doas take `NAME=value` words before the command.
+        if matches!(wrapper, "env" | "sudo" | "doas" | "run0") && is_assignment(t) {
+            let var = t.split('=').next().unwrap_or("");
+            if DANGEROUS_ENV.contains(&var) && out.dynamic.is_none() {
+                out.dynamic = Some(format!("{wrapper} sets {var}, which changes what runs"));
+            }
+            j += 1;
+            continue;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let (lname, has_value) = match long.split_once('=') {
+                Some((n, _)) => (n, true),
+                None => (long, false),
+            };
+            let value = if !has_value && spec.long_args.contains(&lname) {
+                j += 1;
+                words.get(j).cloned()
+            } else {
+                long.split_once('=').map(|(_, v)| WordValue::literal(v))
+            };
+            note_option(wrapper, lname, value, out, &mut script_opt);
+            j += 1;
+            continue;
+        }
+        if wrapper == "nice" && t.len() > 1 && t[1..].parse::<i32>().is_ok() {
+            // `nice -5 cmd`: an old-style adjustment.
+            j += 1;
+            continue;
+        }
+        if t.len() > 1 && t.starts_with('-') {
+            // A cluster of short flags; the first that takes an argument ends it.
+            let mut consumed_next = false;
+            for (k, c) in t[1..].char_indices() {
+                if spec.short_args.contains(c) {
+                    let rest = &t[1 + k + c.len_utf8()..];
+                    let value = if rest.is_empty() {
+                        consumed_next = true;
+                        words.get(j + 1).cloned()
+                    } else {
+                        Some(WordValue::literal(rest))
+                    };
+                    note_option(wrapper, &c.to_string(), value, out, &mut script_opt);
+                    break;
+                }
+                note_flag(wrapper, c, out);
+            }
+            j += if consumed_next { 2 } else { 1 };
+            continue;
+        }
+        if positionals_left > 0 {
+            positionals_left -= 1;
+            j += 1;
+            continue;
+        }
+        break;
+    }
+    (j, script_opt)
+}
+
+/// After a wrapper's options at `words[j..]`: what runs when that is not simply the next
+/// command (`watch` joining its words into a script; a wrapper with no command at all).
+fn wrapper_end(words: &[WordValue], j: usize, wrapper: &str, out: &mut Unwrapped) -> Option<Inner> {
+    if wrapper == "watch" && j < words.len() {
+        // watch joins its arguments and runs them with `sh -c`.
+        let joined: Vec<&str> = words[j..].iter().map(|w| w.text.as_str()).collect();
+        // What the agent appears to mean, quotes kept: judged as well (see `alt_script`).
+        let quoted: Vec<String> = words[j..]
+            .iter()
+            .map(|w| super::shell_quote(&w.text))
+            .collect();
+        out.alt_script = Some(quoted.join(" "));
+        let mut script = WordValue::literal(&joined.join(" "));
+        script.dynamic = words[j..].iter().find_map(|w| w.dynamic.clone());
+        script.substitutions = words[j..]
+            .iter()
+            .flat_map(|w| w.substitutions.clone())
+            .collect();
+        return Some(Inner::Script(script));
+    }
+    if j >= words.len() {
+        return Some(match wrapper {
+            "xargs" => Inner::Argv(words.len()), // runs `echo`: harmless, but say so below
+            "sudo" | "doas" | "chroot" | "pkexec" | "run0" => Inner::Unknown(format!(
+                "{wrapper} without a command opens a privileged shell"
+            )),
+            "exec" | "command" | "builtin" | "time" | "nohup" => Inner::Argv(words.len()),
+            _ => Inner::Unknown(format!("{wrapper} without a command")),
+        });
+    }
+    None
 }
 
 fn is_assignment(t: &str) -> bool {
