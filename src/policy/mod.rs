@@ -482,95 +482,12 @@ impl Policy {
         }
         let mut deciding: Option<&Rule> = None;
         for ((c, (reads, writes)), unsure) in a.commands.iter().zip(&resolved).zip(&unsure) {
-            if let Some(d) = &c.dynamic {
-                return ask(
-                    format!(
-                        "`{}`: {d}; rules cannot allow what is not known statically",
-                        c.text
-                    ),
-                    facts,
-                );
-            }
-            if !c.wrapper_only && !c.allow_text.is_empty() {
-                let what = format!("`{}`", c.allow_text);
-                match self.first(Effect::Allow, rule::ToolKind::Bash, &what, t, |m| {
-                    m.matches_command_text(&c.allow_text)
-                }) {
-                    Some(r) => {
-                        deciding.get_or_insert(r);
-                    }
-                    None => {
-                        return self.unmatched(format!("no rule allows `{}`", c.allow_text), facts);
-                    }
+            match self.allow_command(c, reads, writes, unsure.as_deref(), ctx, t) {
+                Ok(Some(r)) => {
+                    deciding.get_or_insert(r);
                 }
-            }
-            for w in writes {
-                if let Some(p) = self.settings.protections.write(w, ctx) {
-                    return ask(
-                        format!(
-                            "`{}` writes {}, which is protected ({p})",
-                            c.text,
-                            w.display()
-                        ),
-                        facts,
-                    );
-                }
-                let action = NormalizedAction::Write(w.clone());
-                let what = format!("write {}", w.display());
-                if self
-                    .first(Effect::Allow, rule::ToolKind::Write, &what, t, |m| {
-                        m.matches_action(&action, ctx, false)
-                    })
-                    .is_none()
-                {
-                    if !ctx.in_workspace(w) && self.settings.outside_workspace == Effect::Deny {
-                        return builtin_deny(
-                            format!("`{}` writes {}, outside the workspace", c.text, w.display()),
-                            "outside_workspace",
-                            facts,
-                        );
-                    }
-                    return self.unmatched(
-                        format!(
-                            "`{}` writes {}, and no Edit/Write rule allows that",
-                            c.text,
-                            w.display()
-                        ),
-                        facts,
-                    );
-                }
-            }
-            for r in reads {
-                if let Some(p) = self.settings.protections.read(r, ctx) {
-                    return ask(
-                        format!(
-                            "`{}` reads {}, which is protected ({p})",
-                            c.text,
-                            r.display()
-                        ),
-                        facts,
-                    );
-                }
-                if !ctx.in_workspace(r) && self.settings.outside_workspace != Effect::Allow {
-                    let action = NormalizedAction::Read(r.clone());
-                    let what = format!("read {}", r.display());
-                    if self
-                        .first(Effect::Allow, rule::ToolKind::Read, &what, t, |m| {
-                            m.matches_action(&action, ctx, false)
-                        })
-                        .is_none()
-                    {
-                        let why =
-                            format!("`{}` reads {}, outside the workspace", c.text, r.display());
-                        if self.settings.outside_workspace == Effect::Deny {
-                            return builtin_deny(why, "outside_workspace", facts);
-                        }
-                        return ask(why, facts);
-                    }
-                }
-            }
-            if let Some(why) = unsure {
-                return ask(format!("`{}`: {why}", c.text), facts);
+                Ok(None) => {}
+                Err(not) => return self.refuse(not, facts),
             }
         }
         match deciding {
@@ -585,6 +502,134 @@ impl Policy {
                 }
             }
             None => ask("nothing to run".into(), facts),
+        }
+    }
+
+    /// Whether rules allow one command of a line: its text by a Bash rule, every file it writes
+    /// by an Edit/Write rule (never a protected one), every file it reads outside the workspace
+    /// by a Read rule (never a protected one), and nothing about it unsure. `Ok` carries the Bash
+    /// rule that allowed it (none for the wrapper part of a script judged on its own).
+    fn allow_command<'p>(
+        &'p self,
+        c: &crate::normalize::shell::SimpleCommand,
+        reads: &[PathBuf],
+        writes: &[PathBuf],
+        unsure: Option<&str>,
+        ctx: &Context,
+        t: &mut Trace<'_>,
+    ) -> Result<Option<&'p Rule>, NotAllowed> {
+        if let Some(d) = &c.dynamic {
+            return Err(NotAllowed::Ask(format!(
+                "`{}`: {d}; rules cannot allow what is not known statically",
+                c.text
+            )));
+        }
+        let mut by = None;
+        if !c.wrapper_only && !c.allow_text.is_empty() {
+            let what = format!("`{}`", c.allow_text);
+            match self.first(Effect::Allow, rule::ToolKind::Bash, &what, t, |m| {
+                m.matches_command_text(&c.allow_text)
+            }) {
+                Some(r) => by = Some(r),
+                None => {
+                    return Err(NotAllowed::Unmatched(format!(
+                        "no rule allows `{}`",
+                        c.allow_text
+                    )));
+                }
+            }
+        }
+        self.allow_writes(c, writes, ctx, t)?;
+        self.allow_reads(c, reads, ctx, t)?;
+        if let Some(why) = unsure {
+            return Err(NotAllowed::Ask(format!("`{}`: {why}", c.text)));
+        }
+        Ok(by)
+    }
+
+    /// Every file a command writes: not protected, and allowed by an Edit/Write rule.
+    fn allow_writes(
+        &self,
+        c: &crate::normalize::shell::SimpleCommand,
+        writes: &[PathBuf],
+        ctx: &Context,
+        t: &mut Trace<'_>,
+    ) -> Result<(), NotAllowed> {
+        for w in writes {
+            if let Some(p) = self.settings.protections.write(w, ctx) {
+                return Err(NotAllowed::Ask(format!(
+                    "`{}` writes {}, which is protected ({p})",
+                    c.text,
+                    w.display()
+                )));
+            }
+            let action = NormalizedAction::Write(w.clone());
+            let what = format!("write {}", w.display());
+            if self
+                .first(Effect::Allow, rule::ToolKind::Write, &what, t, |m| {
+                    m.matches_action(&action, ctx, false)
+                })
+                .is_none()
+            {
+                if !ctx.in_workspace(w) && self.settings.outside_workspace == Effect::Deny {
+                    return Err(NotAllowed::Deny(
+                        format!("`{}` writes {}, outside the workspace", c.text, w.display()),
+                        "outside_workspace",
+                    ));
+                }
+                return Err(NotAllowed::Unmatched(format!(
+                    "`{}` writes {}, and no Edit/Write rule allows that",
+                    c.text,
+                    w.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every file a command reads: not protected, and inside the workspace or allowed by a Read
+    /// rule (unless `outside_workspace = "allow"`).
+    fn allow_reads(
+        &self,
+        c: &crate::normalize::shell::SimpleCommand,
+        reads: &[PathBuf],
+        ctx: &Context,
+        t: &mut Trace<'_>,
+    ) -> Result<(), NotAllowed> {
+        for r in reads {
+            if let Some(p) = self.settings.protections.read(r, ctx) {
+                return Err(NotAllowed::Ask(format!(
+                    "`{}` reads {}, which is protected ({p})",
+                    c.text,
+                    r.display()
+                )));
+            }
+            if !ctx.in_workspace(r) && self.settings.outside_workspace != Effect::Allow {
+                let action = NormalizedAction::Read(r.clone());
+                let what = format!("read {}", r.display());
+                if self
+                    .first(Effect::Allow, rule::ToolKind::Read, &what, t, |m| {
+                        m.matches_action(&action, ctx, false)
+                    })
+                    .is_none()
+                {
+                    let why = format!("`{}` reads {}, outside the workspace", c.text, r.display());
+                    if self.settings.outside_workspace == Effect::Deny {
+                        return Err(NotAllowed::Deny(why, "outside_workspace"));
+                    }
+                    return Err(NotAllowed::Ask(why));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The evaluation of a command line rules cannot allow.
+    fn refuse(&self, not: NotAllowed, facts: Vec<String>) -> Evaluation {
+        match not {
+            NotAllowed::Ask(why) => ask(why, facts),
+            NotAllowed::Deny(why, setting) => builtin_deny(why, setting, facts),
+            NotAllowed::Unmatched(why) => self.unmatched(why, facts),
         }
     }
 
@@ -824,6 +869,16 @@ fn builtin_deny(reason: String, setting: &str, facts: Vec<String>) -> Evaluation
 /// Per command: what it reads and writes, resolved, and why its recursive reads cannot be
 /// settled (if they cannot).
 type Resolved = (Vec<(Vec<PathBuf>, Vec<PathBuf>)>, Vec<Option<String>>);
+
+/// Why rules cannot allow one command of a line.
+enum NotAllowed {
+    /// The reviewer decides.
+    Ask(String),
+    /// A built-in setting denies it (`outside_workspace`).
+    Deny(String, &'static str),
+    /// No rule allows it: ask, or deny with `[policy] default = "deny"`.
+    Unmatched(String),
+}
 
 impl Policy {
     /// The files of every command, resolved against the context: (reads, writes) per command,
