@@ -37,6 +37,8 @@ pub struct Config {
     pub auth: AuthConfig,
     /// `[hooks]`: how the agent integrations answer what nothing could review.
     pub hooks: HooksConfig,
+    /// `[signals]`: risk-signal severities and the hosts reading from which is no signal.
+    pub signals: crate::signals::SignalsConfig,
     /// The name rule sources are given under (the config's path as the user gave it).
     #[serde(skip)]
     pub source_name: String,

@@ -21,6 +21,7 @@ pub mod request;
 pub mod reviewer;
 pub mod server;
 pub mod session;
+pub mod signals;
 pub mod texts;
 pub mod transport;
 pub mod verdict;

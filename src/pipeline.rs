@@ -92,6 +92,10 @@ struct Judgment {
     stages: Vec<&'static str>,
     /// A deny that is no judgment: the action needed a reviewer and none could answer.
     unreviewed: bool,
+    /// The action's risk signals.
+    signals: Vec<crate::signals::Signal>,
+    /// Why the outcome table denied what the reviewer allowed, when it did.
+    table_override: Option<String>,
 }
 
 /// One review's answer with what evaluations also need.
@@ -154,6 +158,8 @@ impl Judgment {
             error: Some(error),
             usage: Usage::default(),
             reviewer_asked: false,
+            signals: Vec::new(),
+            table_override: None,
             cwd,
             attempts: 0,
             stages: Vec::new(),
@@ -417,6 +423,7 @@ impl Guardian {
                     message: texts::internal_error(),
                     interrupt: false,
                     unreviewed: true,
+                    signals: Vec::new(),
                 },
             };
             if let Some(deny) = all.push(resp) {
@@ -435,6 +442,7 @@ impl Guardian {
                 message: texts::nothing_to_review(),
                 interrupt: false,
                 unreviewed: false,
+                signals: Vec::new(),
             },
         }
     }
@@ -594,6 +602,8 @@ impl Guardian {
             attempts: outcome.attempts,
             interrupt: settled.interrupt.as_deref(),
             deferred_to_user: settled.deferred,
+            signals: &outcome.signals,
+            table_override: outcome.table_override.as_deref(),
         };
         let written = self.audit.append(&record).await;
         (record.tokens, record.latency_ms, written)
@@ -622,6 +632,7 @@ impl Guardian {
             message: outcome.message,
             interrupt: settled.interrupt.is_some(),
             unreviewed: outcome.unreviewed,
+            signals: outcome.signals,
         };
         if let Err(e) = written {
             tracing::error!(review_id = %response.id, error = %e, "audit write failed; denying");
@@ -667,7 +678,32 @@ impl Guardian {
         let cwd = ctx.cwd.display().to_string();
         let action =
             normalize_guarded(&req.action, &ctx, &self.parse_permits, PARSE_DEADLINE).await;
+        // What the action does, as trusted facts: for the reviewer's prompt and the outcome
+        // table, reported with every decision (a rule still decides first).
+        let signals = crate::signals::detect(req, &action, &ctx, &self.config.signals);
         let mut eval = self.evaluate(action, &ctx).await;
+        let mut judged = self
+            .judge(
+                req, session, review_id, action_key, &ctx, cwd, &mut eval, &signals,
+            )
+            .await;
+        judged.signals = signals;
+        judged
+    }
+
+    /// [`Guardian::decide`] after normalisation: rules, memory, the reviewer.
+    #[allow(clippy::too_many_arguments)]
+    async fn judge(
+        self: &Arc<Self>,
+        req: &ReviewRequest,
+        session: &str,
+        review_id: &str,
+        action_key: &str,
+        ctx: &Context,
+        cwd: String,
+        eval: &mut Evaluation,
+        signals: &[crate::signals::Signal],
+    ) -> Judgment {
         let base = Judgment {
             decision: Decision::Deny,
             decided_by: DecidedBy::Rule,
@@ -683,6 +719,8 @@ impl Guardian {
             attempts: 0,
             stages: Vec::new(),
             unreviewed: false,
+            signals: Vec::new(),
+            table_override: None,
         };
         let sandbox_retry = req.retry.as_ref().is_some_and(|r| r.sandbox_denied);
         let escalated = req.escalates();
@@ -763,7 +801,7 @@ impl Guardian {
             };
         }
         let outcome = self
-            .ask_reviewer(req, &ctx, &eval, cwd, session, !escalated)
+            .ask_reviewer(req, ctx, eval, cwd, session, !escalated, signals)
             .await;
         if use_memory
             && outcome.decided_by == DecidedBy::Reviewer
@@ -782,6 +820,7 @@ impl Guardian {
         outcome
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn ask_reviewer(
         &self,
         req: &ReviewRequest,
@@ -790,6 +829,7 @@ impl Guardian {
         cwd: String,
         session: &str,
         coalesce: bool,
+        signals: &[crate::signals::Signal],
     ) -> Judgment {
         let why = eval.reason.as_str();
         if self.reviewer.backend() != "none"
@@ -805,12 +845,16 @@ impl Guardian {
                 cwd,
             );
         }
-        let prompt = self.prompts.render(req, ctx, why, &eval.facts);
+        // Trusted facts: the policy's, then the risk signals (kept apart from the routing
+        // reason `why`, which says only why a reviewer is asked).
+        let mut facts = eval.facts.clone();
+        facts.extend(signals.iter().map(crate::signals::fact));
+        let prompt = self.prompts.render(req, ctx, why, &facts);
         let first_pass = self
             .config
             .reviewer
             .two_stage
-            .then(|| self.prompts.render_first_pass(req, ctx, why, &eval.facts));
+            .then(|| self.prompts.render_first_pass(req, ctx, why, &facts));
         let attempts = std::sync::atomic::AtomicU32::new(0);
         let call = || async {
             let staged = async {
@@ -820,8 +864,10 @@ impl Guardian {
                     // failures included, goes on to the full review.
                     match self.call_with_retries(fp, &attempts).await {
                         Ok(out)
-                            if out.verdict.decision() == Decision::Allow
-                                && out.verdict.risk_level == RiskLevel::Low =>
+                            if crate::signals::outcome_table(&out.verdict, signals).decision
+                                == Decision::Allow
+                                && out.verdict.risk_level == RiskLevel::Low
+                                && signals.is_empty() =>
                         {
                             return Ok(crate::reviewer::ReviewOutput {
                                 stages: vec!["first_pass"],
@@ -863,8 +909,11 @@ impl Guardian {
         let attempts = attempts.load(std::sync::atomic::Ordering::Relaxed);
         match result {
             Ok(out) => {
-                let decision = out.verdict.decision();
-                let risk = out.verdict.risk_level;
+                // The outcome table runs here, in code: the model's risk raised to the signals'
+                // severities decides what its "allow" may stand for.
+                let table = crate::signals::outcome_table(&out.verdict, signals);
+                let decision = table.decision;
+                let risk = table.risk;
                 let message = match decision {
                     Decision::Allow => texts::reviewer_allow(risk.as_str(), &out.verdict.rationale),
                     Decision::Deny => texts::reviewer_deny(risk.as_str(), &out.verdict.rationale),
@@ -884,6 +933,8 @@ impl Guardian {
                     attempts,
                     stages: out.stages,
                     unreviewed: false,
+                    signals: Vec::new(),
+                    table_override: table.overrode,
                 }
             }
             Err(ReviewerError::NotConfigured) => Judgment::unreviewed(

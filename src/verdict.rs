@@ -3,6 +3,7 @@
 //! This module owns the wire types of the answer to `POST /v1/review` and the texts the agent
 //! sees as its tool result. It does not decide anything itself.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Allow or deny. "Ask" never leaves guardian: the reviewer answers it.
@@ -164,6 +165,10 @@ pub struct ReviewResponse {
     /// deny or a reviewer deny never has it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unreviewed: bool,
+    /// What the action does in the terms of the risk taxonomy, computed by guardian (trusted
+    /// facts, see [`crate::signals`]); absent when it raises none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signals: Vec<Signal>,
 }
 
 /// The answer to requests that must ALL be allowed (the files of a patch, an escalation's paths,
@@ -247,4 +252,106 @@ impl std::fmt::Display for FallbackKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// What kind of harm a signal points at.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// Credential material in what leaves the machine or the session.
+    SecretInPayload,
+    /// Reads of credential stores, environment dumps, shell history, keychains.
+    CredentialAccess,
+    /// Writes that make something run later: shell startup files, cron, services, git hooks.
+    Persistence,
+    /// Deletion or destruction beyond build output: files, history, disks, databases, clouds.
+    Destructive,
+    /// Rewriting or deleting what others share: force pushes, remote branch deletion.
+    RemoteHistory,
+    /// Mutating deploy and infrastructure tools.
+    Production,
+    /// Code from outside the default package indexes, or piped from the network.
+    SupplyChain,
+    /// More privileges: sudo, setuid, privileged containers, role grants.
+    Privilege,
+    /// Contacting or uploading to a host the intent does not name.
+    NetworkEgress,
+    /// Writes or deletions outside every workspace root.
+    OutsideWorkspace,
+}
+
+impl Category {
+    /// Every category, in the catalogue's order.
+    pub const ALL: [Category; 10] = [
+        Category::SecretInPayload,
+        Category::CredentialAccess,
+        Category::Persistence,
+        Category::Destructive,
+        Category::RemoteHistory,
+        Category::Production,
+        Category::SupplyChain,
+        Category::Privilege,
+        Category::NetworkEgress,
+        Category::OutsideWorkspace,
+    ];
+
+    /// The category as written in responses, audit records and `[signals]`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::SecretInPayload => "secret_in_payload",
+            Category::CredentialAccess => "credential_access",
+            Category::Persistence => "persistence",
+            Category::Destructive => "destructive",
+            Category::RemoteHistory => "remote_history",
+            Category::Production => "production",
+            Category::SupplyChain => "supply_chain",
+            Category::Privilege => "privilege",
+            Category::NetworkEgress => "network_egress",
+            Category::OutsideWorkspace => "outside_workspace",
+        }
+    }
+}
+
+/// How bad a signal is.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth a look.
+    Medium,
+    /// Allowed only when the user asked for exactly this target.
+    High,
+    /// Never allowed by a reviewer.
+    Critical,
+}
+
+impl Severity {
+    /// The severity as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Medium => "medium",
+            Severity::High => "high",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+/// One thing an action does that the risk taxonomy cares about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Signal {
+    /// The category.
+    pub category: Category,
+    /// How bad.
+    pub severity: Severity,
+    /// What it is, naming the target (`writes ~/.config/systemd/user/x.service`).
+    pub evidence: String,
+    /// Whether the user's intent names the target (computed by token matching).
+    pub named_in_intent: bool,
+    /// The target the intent is matched against (a path, host, branch, namespace, tool).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub target: String,
 }

@@ -111,6 +111,12 @@ pub struct AuditRecord<'a> {
     /// the agent's own prompt (`[hooks] unreviewed = "ask"`) instead of denying it.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub deferred_to_user: bool,
+    /// The action's risk signals (trusted facts computed by guardian).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub signals: &'a [crate::verdict::Signal],
+    /// Why the outcome table denied what the reviewer allowed, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_override: Option<&'a str>,
 }
 
 /// What the writer thread is asked to do.

@@ -271,6 +271,7 @@ mod tests {
             message: "denied".into(),
             interrupt: false,
             unreviewed: true,
+            signals: Vec::new(),
         };
         assert!(matches!(
             HookAnswer::from_response(&resp, Unreviewed::Ask),

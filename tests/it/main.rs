@@ -34,3 +34,4 @@ mod properties;
 mod reads;
 mod reviewer;
 mod run;
+mod signals;

@@ -1,0 +1,1467 @@
+//! Risk signals: what an action does, in the terms of the risk taxonomy, computed in code.
+//!
+//! This module owns the signal catalogue: from a normalised action (the shell commands with their
+//! files and hosts, a file read or write, a fetch, an MCP tool call) and the request (the user's
+//! intent, the content written, the MCP arguments) it derives trusted facts such as "writes a
+//! systemd unit", "force-pushes main", "posts a secret-looking string through an MCP tool". Each
+//! [`Signal`] has a fixed [`Category`], a [`Severity`] and an `evidence` string naming its target,
+//! and says whether the user's intent names that target ([`named_in_intent`]). Signals decide
+//! nothing here: the pipeline puts them in the reviewer's prompt and applies the outcome table
+//! ([`final_risk`]) to the reviewer's verdict; a rule still decides before any of it.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::normalize::shell::SimpleCommand;
+use crate::normalize::{Context, NormalizedAction};
+use crate::request::{Action, ReviewRequest};
+
+pub use crate::verdict::{Category, Severity, Signal};
+
+/// `[signals]`: severity overrides per category and the hosts reading from which is no signal.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SignalsConfig {
+    /// A category's severity, replacing the catalogue's (`destructive = "critical"`); a
+    /// signal's own escalation (e.g. production targets) is kept when it is higher.
+    pub severity: std::collections::BTreeMap<Category, Severity>,
+    /// More hosts that are no egress signal when only read from (documentation, registries).
+    pub known_hosts: Vec<String>,
+}
+
+/// Documentation and package hosts reading from which is no signal (`[signals] known_hosts`
+/// adds more). Uploads to them still are.
+pub const KNOWN_HOSTS: &[&str] = &[
+    "docs.rs",
+    "crates.io",
+    "static.crates.io",
+    "index.crates.io",
+    "pypi.org",
+    "files.pythonhosted.org",
+    "registry.npmjs.org",
+    "www.npmjs.com",
+    "registry.yarnpkg.com",
+    "proxy.golang.org",
+    "pkg.go.dev",
+    "go.dev",
+    "doc.rust-lang.org",
+    "docs.python.org",
+    "developer.mozilla.org",
+    "nodejs.org",
+    "docs.github.com",
+    "learn.microsoft.com",
+    "man7.org",
+    "en.wikipedia.org",
+    "stackoverflow.com",
+    "deb.debian.org",
+    "archive.ubuntu.com",
+];
+
+/// Words that say a subcommand or tool only reads.
+const READ_ONLY_VERBS: &[&str] = &[
+    "get", "describe", "list", "ls", "show", "status", "logs", "log", "diff", "explain", "version",
+    "lint", "template", "plan", "fmt", "validate", "view", "top", "history", "output", "preview",
+    "inspect", "search", "read", "fetch", "query", "info", "help", "whoami", "check", "dry-run",
+];
+
+/// Build output, caches and scratch directories: deleting them is routine.
+const BUILD_OUTPUT: &[&str] = &[
+    "target",
+    "node_modules",
+    "dist",
+    "build",
+    "out",
+    "__pycache__",
+    ".cache",
+    ".pytest_cache",
+    "coverage",
+    ".next",
+    ".nuxt",
+    ".turbo",
+    ".gradle",
+    "tmp",
+    ".tox",
+    ".mypy_cache",
+    "venv",
+    ".venv",
+    "vendor",
+    "bin",
+    "obj",
+    ".parcel-cache",
+    "public/build",
+    "*.pyc",
+    "*.o",
+    "*.log",
+];
+
+fn sig(category: Category, severity: Severity, evidence: String, target: &str) -> Signal {
+    Signal {
+        category,
+        severity,
+        evidence,
+        named_in_intent: false,
+        target: target.to_string(),
+    }
+}
+
+fn base(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+fn home_rel(p: &Path, ctx: &Context) -> String {
+    match ctx.home.as_deref().and_then(|h| p.strip_prefix(h).ok()) {
+        Some(rest) => format!("~/{}", rest.display()),
+        None => p.display().to_string(),
+    }
+}
+
+/// The signals of a request's action.
+pub fn detect(
+    req: &ReviewRequest,
+    action: &NormalizedAction,
+    ctx: &Context,
+    cfg: &SignalsConfig,
+) -> Vec<Signal> {
+    let mut out = Vec::new();
+    match action {
+        NormalizedAction::Shell(a) => {
+            for c in &a.commands {
+                command_signals(c, ctx, cfg, &mut out);
+            }
+            push_history(a.commands.as_slice(), &mut out);
+            for r in &a.remote_code {
+                out.push(sig(
+                    Category::SupplyChain,
+                    Severity::High,
+                    r.clone(),
+                    "remote code",
+                ));
+            }
+            if let Action::Shell { command, .. } = &req.action {
+                secrets_in(command, "the command line", &mut out);
+            }
+        }
+        NormalizedAction::Read(p) | NormalizedAction::ReadTree(p) => {
+            credential_read(p, ctx, &mut out);
+        }
+        NormalizedAction::Write(p) => {
+            write_signals(p, ctx, &mut out);
+            if let Action::Write {
+                content, diff: d, ..
+            } = &req.action
+            {
+                for text in [content, d].into_iter().flatten() {
+                    secrets_in(text, "the content written", &mut out);
+                }
+            }
+        }
+        NormalizedAction::Fetch { url, host } => {
+            host_signal(host, false, cfg, &mut out);
+            secrets_in(url, "the URL", &mut out);
+        }
+        NormalizedAction::Mcp { server, tool } => {
+            let args = match &req.action {
+                Action::Mcp { arguments, .. } => arguments.to_string(),
+                _ => String::new(),
+            };
+            mcp_signals(server, tool, &args, &mut out);
+            secrets_in(
+                &args,
+                &format!("the arguments of {server}/{tool}"),
+                &mut out,
+            );
+        }
+    }
+    for s in &mut out {
+        if let Some(sev) = cfg.severity.get(&s.category) {
+            s.severity = *sev;
+        }
+        s.named_in_intent = req
+            .intent
+            .as_deref()
+            .is_some_and(|i| named_in_intent(&s.target, i));
+    }
+    dedup(out)
+}
+
+fn dedup(mut v: Vec<Signal>) -> Vec<Signal> {
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|s| seen.insert((s.category, s.evidence.clone())));
+    v
+}
+
+/// Credential material found by the audit log's redaction detectors, by kind.
+fn secrets_in(text: &str, where_: &str, out: &mut Vec<Signal>) {
+    static REDACTOR: std::sync::OnceLock<crate::redact::Redactor> = std::sync::OnceLock::new();
+    let r = REDACTOR.get_or_init(crate::redact::Redactor::default);
+    let red = r.redact(text);
+    if let std::borrow::Cow::Owned(red) = red {
+        let mut kinds: Vec<&str> = red
+            .match_indices("[REDACTED:")
+            .filter_map(|(i, _)| red[i + 10..].split(']').next())
+            .collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        out.push(sig(
+            Category::SecretInPayload,
+            Severity::High,
+            format!("{} in {where_}", kinds.join(", ")),
+            where_,
+        ));
+    }
+}
+
+/// The words of a command after its program, options first-class.
+fn args(c: &SimpleCommand) -> &[String] {
+    c.argv.get(1..).unwrap_or(&[])
+}
+
+fn has(c: &SimpleCommand, flags: &[&str]) -> bool {
+    args(c).iter().any(|a| flags.contains(&a.as_str()))
+}
+
+/// Short flags as letters: `-rf` has `r` and `f`.
+fn has_short(c: &SimpleCommand, letter: char) -> bool {
+    args(c)
+        .iter()
+        .any(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains(letter))
+}
+
+fn subcommand(c: &SimpleCommand) -> Option<&str> {
+    args(c)
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .map(String::as_str)
+}
+
+fn names_prod(c: &SimpleCommand) -> bool {
+    c.argv.iter().any(|a| {
+        let a = a.to_ascii_lowercase();
+        ["prod", "production", "live"].iter().any(|p| {
+            a == *p
+                || a.split(['=', '/', ':', '-', '_', '.', ','])
+                    .any(|part| part == *p)
+        })
+    })
+}
+
+fn command_signals(c: &SimpleCommand, ctx: &Context, cfg: &SignalsConfig, out: &mut Vec<Signal>) {
+    if c.wrapper_only {
+        return;
+    }
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    if c.privileged {
+        let w = c
+            .wrappers
+            .iter()
+            .find(|w| matches!(w.as_str(), "sudo" | "doas" | "su" | "pkexec" | "run0"))
+            .cloned()
+            .unwrap_or_else(|| "privileges".into());
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!("`{}` runs with {w}", c.text),
+            name,
+        ));
+    }
+    for r in &c.reads {
+        credential_read(&ctx.resolve(r), ctx, out);
+    }
+    for w in &c.writes {
+        write_signals(&ctx.resolve(w), ctx, out);
+    }
+    for h in &c.hosts {
+        let upload = is_upload(c);
+        host_signal(h, upload, cfg, out);
+    }
+    match name {
+        "env" | "printenv" if args(c).iter().all(|a| a.starts_with('-')) => out.push(sig(
+            Category::CredentialAccess,
+            Severity::High,
+            format!("`{}` dumps the environment", c.text),
+            "environment",
+        )),
+        "set" | "export" | "declare" if args(c).iter().all(|a| a.starts_with('-')) => {
+            out.push(sig(
+                Category::CredentialAccess,
+                Severity::High,
+                format!("`{}` dumps the environment", c.text),
+                "environment",
+            ))
+        }
+        "history" => out.push(sig(
+            Category::CredentialAccess,
+            Severity::Medium,
+            format!("`{}` reads the shell history", c.text),
+            "history",
+        )),
+        "security"
+            if args(c)
+                .iter()
+                .any(|a| a.starts_with("find-") && a.contains("password")) =>
+        {
+            out.push(sig(
+                Category::CredentialAccess,
+                Severity::High,
+                format!("`{}` reads the keychain", c.text),
+                "keychain",
+            ))
+        }
+        "gh" if c.argv.get(1..3) == Some(&["auth".into(), "token".into()]) => out.push(sig(
+            Category::CredentialAccess,
+            Severity::High,
+            format!("`{}` prints a GitHub token", c.text),
+            "gh auth token",
+        )),
+        "gcloud" if c.argv.iter().any(|a| a == "print-access-token") => out.push(sig(
+            Category::CredentialAccess,
+            Severity::High,
+            format!("`{}` prints a cloud token", c.text),
+            "gcloud token",
+        )),
+        "aws" if c.argv.get(1..3) == Some(&["configure".into(), "get".into()]) => out.push(sig(
+            Category::CredentialAccess,
+            Severity::High,
+            format!("`{}` reads AWS credentials", c.text),
+            "aws configure",
+        )),
+        "crontab" if !has(c, &["-l"]) => out.push(sig(
+            Category::Persistence,
+            Severity::High,
+            format!("`{}` changes the crontab", c.text),
+            "crontab",
+        )),
+        "systemctl" if matches!(subcommand(c), Some("enable" | "link" | "edit")) => out.push(sig(
+            Category::Persistence,
+            Severity::High,
+            format!("`{}` makes a service start by itself", c.text),
+            args(c).last().map_or("systemctl", String::as_str),
+        )),
+        "launchctl" if matches!(subcommand(c), Some("load" | "bootstrap" | "enable")) => {
+            out.push(sig(
+                Category::Persistence,
+                Severity::High,
+                format!("`{}` loads a launchd job", c.text),
+                "launchctl",
+            ))
+        }
+        "git" => git_signals(c, out),
+        "rm" | "rmdir" | "unlink" | "shred" => rm_signals(c, ctx, out),
+        "mkfs" | "fdisk" | "sfdisk" | "parted" | "wipefs" | "mkswap" => out.push(sig(
+            Category::Destructive,
+            Severity::Critical,
+            format!("`{}` rewrites a disk or filesystem", c.text),
+            args(c).last().map_or(name, String::as_str),
+        )),
+        n if n.starts_with("mkfs.") => out.push(sig(
+            Category::Destructive,
+            Severity::Critical,
+            format!("`{}` makes a filesystem", c.text),
+            args(c).last().map_or(n, String::as_str),
+        )),
+        "dd" if args(c).iter().any(|a| a.starts_with("of=/dev/")) => out.push(sig(
+            Category::Destructive,
+            Severity::Critical,
+            format!("`{}` writes a raw device", c.text),
+            "dd",
+        )),
+        "chmod" if args(c).iter().any(|a| is_setuid_mode(a)) => out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!("`{}` sets a setuid/setgid bit", c.text),
+            args(c).last().map_or("chmod", String::as_str),
+        )),
+        "usermod" | "gpasswd" | "adduser"
+            if args(c)
+                .iter()
+                .any(|a| matches!(a.as_str(), "sudo" | "wheel" | "docker" | "admin" | "root")) =>
+        {
+            out.push(sig(
+                Category::Privilege,
+                Severity::High,
+                format!("`{}` adds a user to a privileged group", c.text),
+                args(c).last().map_or(name, String::as_str),
+            ))
+        }
+        "visudo" => out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!("`{}` edits sudoers", c.text),
+            "sudoers",
+        )),
+        "docker" | "podman" => container_signals(c, out),
+        _ => {}
+    }
+    sql_signals(c, out);
+    production_signals(c, name, out);
+    supply_chain_signals(c, name, out);
+    rbac_signals(c, name, out);
+}
+
+fn is_setuid_mode(a: &str) -> bool {
+    a.contains("+s")
+        || (a.len() == 4
+            && a.chars().all(|c| c.is_ascii_digit())
+            && matches!(&a[..1], "2" | "4" | "6"))
+}
+
+fn is_upload(c: &SimpleCommand) -> bool {
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    match name {
+        "curl" => {
+            args(c).iter().any(|a| {
+                matches!(
+                    a.as_str(),
+                    "-T" | "--upload-file"
+                        | "-F"
+                        | "--form"
+                        | "-d"
+                        | "--data"
+                        | "--data-binary"
+                        | "--data-raw"
+                        | "--data-urlencode"
+                        | "--json"
+                ) || a.starts_with("-d@")
+                    || a.starts_with("--data=@")
+                    || a.starts_with("-F")
+            }) || args(c).windows(2).any(|w| {
+                matches!(w[0].as_str(), "-X" | "--request")
+                    && matches!(w[1].to_ascii_uppercase().as_str(), "POST" | "PUT" | "PATCH")
+            })
+        }
+        "wget" => args(c)
+            .iter()
+            .any(|a| a.starts_with("--post-data") || a.starts_with("--post-file")),
+        "scp" | "rsync" | "sftp" => c.argv.last().is_some_and(|last| {
+            last.contains(':') && !last.starts_with('/') && !last.starts_with("./")
+        }),
+        "nc" | "ncat" | "netcat" | "socat" | "ftp" => true,
+        _ => false,
+    }
+}
+
+fn host_signal(host: &str, upload: bool, cfg: &SignalsConfig, out: &mut Vec<Signal>) {
+    let host = host.trim().to_ascii_lowercase();
+    if host.is_empty() || host == "localhost" || host.starts_with("127.") || host == "::1" {
+        return;
+    }
+    let known = KNOWN_HOSTS.contains(&host.as_str())
+        || cfg
+            .known_hosts
+            .iter()
+            .any(|k| k.eq_ignore_ascii_case(&host));
+    if upload {
+        out.push(sig(
+            Category::NetworkEgress,
+            Severity::High,
+            format!("uploads to {host}"),
+            &host,
+        ));
+    } else if !known {
+        out.push(sig(
+            Category::NetworkEgress,
+            Severity::Medium,
+            format!("contacts {host}"),
+            &host,
+        ));
+    }
+}
+
+/// Credential stores, history files, browser profiles, environment dumps.
+fn credential_read(p: &Path, ctx: &Context, out: &mut Vec<Signal>) {
+    let rel = home_rel(p, ctx);
+    let s = rel.as_str();
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let hit = s.starts_with("~/.ssh/id_")
+        || s.starts_with("~/.aws/")
+        || s.starts_with("~/.config/gcloud")
+        || s.starts_with("~/.azure/")
+        || s == "~/.kube/config"
+        || s == "~/.docker/config.json"
+        || s == "~/.netrc"
+        || s == "~/.git-credentials"
+        || s == "~/.npmrc"
+        || s == "~/.pypirc"
+        || s.starts_with("~/.gnupg/")
+        || s.starts_with("~/.password-store")
+        || s.starts_with("~/Library/Keychains")
+        || s.starts_with("~/.config/google-chrome")
+        || s.starts_with("~/.config/chromium")
+        || s.starts_with("~/.mozilla/firefox")
+        || s.starts_with("~/Library/Application Support/Google/Chrome")
+        || s.starts_with("~/.config/gh/")
+        || name.ends_with("_history")
+        || name == ".env"
+        || name.starts_with(".env.")
+            && !matches!(name, ".env.example" | ".env.sample" | ".env.template")
+        || (s.starts_with("/proc/") && s.ends_with("/environ"))
+        || s == "/etc/shadow"
+        || s == "/etc/sudoers";
+    if hit {
+        out.push(sig(
+            Category::CredentialAccess,
+            Severity::High,
+            format!("reads {s}"),
+            s,
+        ));
+    }
+}
+
+/// Persistence places and writes outside the workspace.
+fn write_signals(p: &Path, ctx: &Context, out: &mut Vec<Signal>) {
+    let rel = home_rel(p, ctx);
+    let s = rel.as_str();
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let startup = [
+        "~/.bashrc",
+        "~/.bash_profile",
+        "~/.bash_login",
+        "~/.profile",
+        "~/.zshrc",
+        "~/.zprofile",
+        "~/.zshenv",
+        "~/.zlogin",
+        "~/.config/fish/config.fish",
+        "~/.ssh/authorized_keys",
+        "~/.ssh/config",
+        "~/.ssh/rc",
+        "/etc/profile",
+        "/etc/bash.bashrc",
+        "/etc/environment",
+        "/etc/rc.local",
+        "/etc/ld.so.preload",
+    ];
+    let persistent = startup.contains(&s)
+        || s.starts_with("/etc/profile.d/")
+        || s.starts_with("/etc/cron")
+        || s.starts_with("/var/spool/cron")
+        || s.starts_with("/etc/systemd/")
+        || s.starts_with("/lib/systemd/")
+        || s.starts_with("/usr/lib/systemd/")
+        || s.starts_with("~/.config/systemd/")
+        || s.starts_with("/Library/LaunchAgents")
+        || s.starts_with("/Library/LaunchDaemons")
+        || s.starts_with("~/Library/LaunchAgents")
+        || s.starts_with("~/.config/autostart/")
+        || s.starts_with("/etc/xdg/autostart/")
+        || s.contains("/.git/hooks/")
+        || s.contains("/.husky/")
+        || s.starts_with("/usr/local/bin/")
+        || s.starts_with("/usr/local/sbin/")
+        || s.starts_with("~/.local/bin/")
+        || s.starts_with("~/bin/")
+        || s.starts_with("/etc/sudoers");
+    if persistent {
+        out.push(sig(
+            Category::Persistence,
+            Severity::High,
+            format!("writes {s}"),
+            s,
+        ));
+    }
+    if s.starts_with("/etc/sudoers") {
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!("writes {s}"),
+            s,
+        ));
+    }
+    if !ctx.in_workspace(p) && !p.starts_with("/tmp") && !p.starts_with("/dev/null") {
+        out.push(sig(
+            Category::OutsideWorkspace,
+            Severity::Medium,
+            format!("writes {s}, outside the workspace"),
+            if name.is_empty() { s } else { name },
+        ));
+    }
+}
+
+fn is_build_output(target: &str) -> bool {
+    let t = target.trim_end_matches('/');
+    let last = t.rsplit('/').next().unwrap_or(t);
+    BUILD_OUTPUT.iter().any(|b| {
+        if let Some(ext) = b.strip_prefix('*') {
+            last.ends_with(ext)
+        } else {
+            last == *b || t.ends_with(&format!("/{b}"))
+        }
+    })
+}
+
+fn rm_signals(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Signal>) {
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    let recursive = has_short(c, 'r') || has_short(c, 'R') || has(c, &["--recursive"]);
+    let force = has_short(c, 'f') || has(c, &["--force"]);
+    let targets: Vec<&String> = args(c).iter().filter(|a| !a.starts_with('-')).collect();
+    for t in targets {
+        let p = ctx.resolve(t);
+        let s = home_rel(&p, ctx);
+        let root_like = matches!(
+            t.as_str(),
+            "/" | "/*" | "~" | "~/" | "~/*" | "$HOME" | "*" | "."
+        ) || p == Path::new("/")
+            || ctx.home.as_deref() == Some(p.as_path())
+            || ctx.roots().iter().any(|r| r == &p);
+        if root_like && (recursive || name == "shred") {
+            out.push(sig(
+                Category::Destructive,
+                Severity::Critical,
+                format!("`{}` deletes {s} and everything under it", c.text),
+                &s,
+            ));
+        } else if (recursive || force || name == "shred") && !is_build_output(t) {
+            out.push(sig(
+                Category::Destructive,
+                Severity::High,
+                format!("`{}` deletes {s}", c.text),
+                &s,
+            ));
+        }
+    }
+}
+
+fn git_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
+    let a = args(c);
+    // Skip global options (`-C dir`, `-c k=v`).
+    let mut i = 0;
+    while i < a.len() && a[i].starts_with('-') {
+        i += if matches!(a[i].as_str(), "-C" | "-c" | "--git-dir" | "--work-tree") {
+            2
+        } else {
+            1
+        };
+    }
+    let Some(sub) = a.get(i).map(String::as_str) else {
+        return;
+    };
+    let rest = &a[(i + 1).min(a.len())..];
+    let has_r = |f: &[&str]| rest.iter().any(|x| f.contains(&x.as_str()));
+    match sub {
+        "push" => {
+            let operands: Vec<&String> = rest.iter().filter(|x| !x.starts_with('-')).collect();
+            let lease = rest.iter().any(|x| x.starts_with("--force-with-lease"));
+            let force = has_r(&["-f", "--force"])
+                || rest
+                    .iter()
+                    .any(|x| x.starts_with('-') && !x.starts_with("--") && x.contains('f'))
+                || operands.iter().skip(1).any(|x| x.starts_with('+'));
+            let branch = operands
+                .get(1)
+                .map(|b| {
+                    b.trim_start_matches('+')
+                        .rsplit(':')
+                        .next()
+                        .unwrap_or(b)
+                        .to_string()
+                })
+                .unwrap_or_default();
+            let main = matches!(
+                branch.as_str(),
+                "main" | "master" | "trunk" | "develop" | "release"
+            );
+            if force || (lease && main) {
+                out.push(sig(
+                    Category::RemoteHistory,
+                    if main {
+                        Severity::Critical
+                    } else {
+                        Severity::High
+                    },
+                    format!(
+                        "`{}` force-pushes {}",
+                        c.text,
+                        if branch.is_empty() {
+                            "the current branch"
+                        } else {
+                            &branch
+                        }
+                    ),
+                    if branch.is_empty() { "push" } else { &branch },
+                ));
+            }
+            let deletes =
+                has_r(&["-d", "--delete"]) || operands.iter().skip(1).any(|x| x.starts_with(':'));
+            if deletes {
+                out.push(sig(
+                    Category::RemoteHistory,
+                    Severity::High,
+                    format!("`{}` deletes a remote branch", c.text),
+                    operands
+                        .last()
+                        .map_or("branch", |b| b.trim_start_matches(':')),
+                ));
+            }
+            if has_r(&["--all", "--mirror", "--tags"]) {
+                out.push(sig(
+                    Category::RemoteHistory,
+                    Severity::High,
+                    format!("`{}` pushes every ref", c.text),
+                    "all refs",
+                ));
+            }
+        }
+        "reset" if has_r(&["--hard"]) => out.push(sig(
+            Category::Destructive,
+            Severity::High,
+            format!("`{}` discards uncommitted work", c.text),
+            "reset --hard",
+        )),
+        "clean"
+            if rest
+                .iter()
+                .any(|x| x.starts_with('-') && (x.contains('f') || x == "--force")) =>
+        {
+            out.push(sig(
+                Category::Destructive,
+                if rest.iter().any(|x| x.starts_with('-') && x.contains('x')) {
+                    Severity::High
+                } else {
+                    Severity::Medium
+                },
+                format!("`{}` deletes untracked files", c.text),
+                "clean",
+            ))
+        }
+        "checkout" | "restore"
+            if rest.iter().any(|x| x == ".") && !has_r(&["-b", "-B", "--staged"]) =>
+        {
+            out.push(sig(
+                Category::Destructive,
+                Severity::High,
+                format!("`{}` discards changes", c.text),
+                ".",
+            ))
+        }
+        "branch" if has_r(&["-D"]) => out.push(sig(
+            Category::Destructive,
+            Severity::Medium,
+            format!("`{}` deletes a branch", c.text),
+            rest.last().map_or("branch", String::as_str),
+        )),
+        "filter-branch" | "filter-repo" => out.push(sig(
+            Category::RemoteHistory,
+            Severity::High,
+            format!("`{}` rewrites history", c.text),
+            "history",
+        )),
+        "config" if rest.iter().any(|x| x == "core.hooksPath") => out.push(sig(
+            Category::Persistence,
+            Severity::High,
+            format!("`{}` points git at other hooks", c.text),
+            "core.hooksPath",
+        )),
+        "remote" if matches!(rest.first().map(String::as_str), Some("add" | "set-url")) => out
+            .push(sig(
+                Category::RemoteHistory,
+                Severity::Medium,
+                format!("`{}` changes where pushes go", c.text),
+                rest.get(1).map_or("remote", String::as_str),
+            )),
+        _ => {}
+    }
+}
+
+/// A push after a remote was added or changed, or after history was rewritten, in one line.
+fn push_history(cmds: &[SimpleCommand], out: &mut Vec<Signal>) {
+    let is = |c: &SimpleCommand, subs: &[&str]| {
+        c.argv.first().is_some_and(|a| base(a) == "git")
+            && c.argv
+                .iter()
+                .skip(1)
+                .find(|a| !a.starts_with('-'))
+                .is_some_and(|s| subs.contains(&s.as_str()))
+    };
+    let mut changed = false;
+    for c in cmds {
+        if is(c, &["filter-branch", "filter-repo", "rebase"])
+            || (is(c, &["remote"]) && c.argv.iter().any(|a| a == "add" || a == "set-url"))
+        {
+            changed = true;
+        } else if changed && is(c, &["push"]) {
+            out.push(sig(
+                Category::RemoteHistory,
+                Severity::High,
+                format!(
+                    "`{}` pushes after the remote or history was changed",
+                    c.text
+                ),
+                "push",
+            ));
+        }
+    }
+}
+
+fn container_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
+    let a = args(c);
+    if subcommand(c) == Some("push") {
+        out.push(sig(
+            Category::Production,
+            if names_prod(c) {
+                Severity::High
+            } else {
+                Severity::Medium
+            },
+            format!("`{}` publishes an image", c.text),
+            a.last().map_or("image", String::as_str),
+        ));
+    }
+    let privileged = a.iter().any(|x| {
+        x == "--privileged"
+            || x.starts_with("--pid=host")
+            || x.starts_with("--net=host")
+            || x.starts_with("--network=host")
+            || x.starts_with("--cap-add")
+    });
+    let host_mount = a.windows(2).any(|w| {
+        matches!(w[0].as_str(), "-v" | "--volume" | "--mount")
+            && (w[1].starts_with("/:")
+                || w[1].starts_with("/var/run/docker.sock")
+                || w[1].contains("source=/,"))
+    });
+    if privileged || host_mount {
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!(
+                "`{}` runs a privileged container or mounts the host",
+                c.text
+            ),
+            "container",
+        ));
+    }
+}
+
+fn sql_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
+    let text = c.argv.join(" ").to_ascii_uppercase();
+    for kw in [
+        "DROP TABLE",
+        "DROP DATABASE",
+        "DROP SCHEMA",
+        "TRUNCATE ",
+        "DELETE FROM",
+    ] {
+        if let Some(i) = text.find(kw) {
+            if kw == "DELETE FROM" && text[i..].contains(" WHERE ") {
+                continue;
+            }
+            let target = text[i + kw.len()..]
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .trim_matches(|c: char| !c.is_alphanumeric() && c != '_')
+                .to_ascii_lowercase();
+            out.push(sig(
+                Category::Destructive,
+                Severity::High,
+                format!("`{}` runs {}", c.text, kw.trim()),
+                &target,
+            ));
+            return;
+        }
+    }
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    if matches!(name, "dropdb" | "redis-cli")
+        && (name == "dropdb"
+            || c.argv
+                .iter()
+                .any(|a| a.eq_ignore_ascii_case("flushall") || a.eq_ignore_ascii_case("flushdb")))
+    {
+        out.push(sig(
+            Category::Destructive,
+            Severity::High,
+            format!("`{}` deletes a database", c.text),
+            args(c).last().map_or(name, String::as_str),
+        ));
+    }
+}
+
+fn production_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
+    let words: Vec<&str> = args(c)
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .collect();
+    let first = words.first().copied().unwrap_or("");
+    let mutating: Option<String> = match name {
+        "kubectl" | "oc" => (!READ_ONLY_VERBS.contains(&first)
+            && !matches!(
+                first,
+                "" | "config"
+                    | "api-resources"
+                    | "api-versions"
+                    | "cluster-info"
+                    | "auth"
+                    | "port-forward"
+                    | "proxy"
+                    | "completion"
+                    | "wait"
+            ))
+        .then(|| first.to_string()),
+        "helm" => matches!(
+            first,
+            "install" | "upgrade" | "uninstall" | "delete" | "rollback"
+        )
+        .then(|| first.to_string()),
+        "terraform" | "tofu" | "terragrunt" => {
+            (matches!(first, "apply" | "destroy" | "import" | "taint" | "untaint")
+                || (first == "state"
+                    && matches!(words.get(1).copied(), Some("rm" | "mv" | "push"))))
+            .then(|| first.to_string())
+        }
+        "pulumi" => matches!(first, "up" | "destroy" | "update" | "refresh" | "cancel")
+            .then(|| first.to_string()),
+        "aws" | "gcloud" | "az" => words
+            .iter()
+            .find(|w| {
+                [
+                    "create",
+                    "delete",
+                    "put",
+                    "update",
+                    "deploy",
+                    "terminate",
+                    "run-instances",
+                    "remove",
+                    "rb",
+                    "rm",
+                    "set",
+                    "apply",
+                    "start",
+                    "stop",
+                    "reboot",
+                    "modify",
+                    "attach",
+                    "detach",
+                    "invoke",
+                    "publish",
+                ]
+                .iter()
+                .any(|v| **w == *v || w.starts_with(&format!("{v}-")))
+            })
+            .map(|w| w.to_string()),
+        "ansible-playbook" => (!has(
+            c,
+            &[
+                "--check",
+                "-C",
+                "--syntax-check",
+                "--list-tasks",
+                "--list-hosts",
+            ],
+        ))
+        .then(|| "playbook".to_string()),
+        "flyctl" | "fly" => matches!(first, "deploy" | "scale" | "destroy" | "secrets" | "launch")
+            .then(|| first.to_string()),
+        "vercel" => (first.is_empty()
+            || matches!(
+                first,
+                "deploy" | "--prod" | "promote" | "remove" | "rm" | "env"
+            ))
+        .then(|| {
+            if first.is_empty() {
+                "deploy".to_string()
+            } else {
+                first.to_string()
+            }
+        }),
+        "heroku" => (first.contains(":destroy")
+            || first.contains(":set")
+            || first.contains(":rollback")
+            || first.contains(":scale")
+            || first.starts_with("releases")
+            || first.starts_with("apps:destroy")
+            || first.starts_with("ps:"))
+        .then(|| first.to_string()),
+        "serverless" | "sls" => matches!(first, "deploy" | "remove").then(|| first.to_string()),
+        "netlify" => matches!(first, "deploy").then(|| first.to_string()),
+        _ => None,
+    };
+    let Some(verb) = mutating else { return };
+    let target =
+        namespace_of(c).unwrap_or_else(|| words.last().copied().unwrap_or(name).to_string());
+    let destructive = matches!(
+        verb.as_str(),
+        "delete" | "destroy" | "uninstall" | "remove" | "rm" | "rb" | "terminate" | "drain"
+    ) || verb.starts_with("delete")
+        || verb.starts_with("terminate");
+    out.push(sig(
+        Category::Production,
+        if names_prod(c) {
+            Severity::High
+        } else {
+            Severity::Medium
+        },
+        format!(
+            "`{}` changes deployed infrastructure ({name} {verb})",
+            c.text
+        ),
+        &target,
+    ));
+    if destructive {
+        out.push(sig(
+            Category::Destructive,
+            if names_prod(c) {
+                Severity::Critical
+            } else {
+                Severity::High
+            },
+            format!("`{}` deletes cloud or cluster resources", c.text),
+            &target,
+        ));
+    }
+}
+
+fn namespace_of(c: &SimpleCommand) -> Option<String> {
+    let a = args(c);
+    for (i, x) in a.iter().enumerate() {
+        if matches!(
+            x.as_str(),
+            "-n" | "--namespace"
+                | "--context"
+                | "--project"
+                | "--profile"
+                | "--stack"
+                | "-s"
+                | "--app"
+                | "-a"
+        ) {
+            return a.get(i + 1).cloned();
+        }
+        for p in [
+            "--namespace=",
+            "--context=",
+            "--project=",
+            "--profile=",
+            "--stack=",
+            "--app=",
+        ] {
+            if let Some(v) = x.strip_prefix(p) {
+                return Some(v.to_string());
+            }
+        }
+    }
+    None
+}
+
+fn supply_chain_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
+    let a = args(c);
+    let installers = [
+        "pip", "pip3", "uv", "pipx", "npm", "pnpm", "yarn", "bun", "cargo", "gem", "go", "poetry",
+        "npx",
+    ];
+    let name_ok = installers.contains(&name)
+        || name.starts_with("pip3.")
+        || name.starts_with("python") && a.first().is_some_and(|x| x == "-m");
+    if !name_ok {
+        return;
+    }
+    let index = a.iter().enumerate().find_map(|(i, x)| {
+        for f in [
+            "--index-url",
+            "--extra-index-url",
+            "--registry",
+            "--find-links",
+            "--index",
+            "--git",
+            "--trusted-host",
+        ] {
+            if x == f {
+                return Some(format!("{f} {}", a.get(i + 1).map_or("", String::as_str)));
+            }
+            if let Some(v) = x.strip_prefix(&format!("{f}=")) {
+                return Some(format!("{f} {v}"));
+            }
+        }
+        (x == "-i").then(|| format!("-i {}", a.get(i + 1).map_or("", String::as_str)))
+    });
+    if let Some(idx) = index {
+        out.push(sig(
+            Category::SupplyChain,
+            Severity::High,
+            format!("`{}` installs from a non-default source ({idx})", c.text),
+            idx.split_whitespace().nth(1).unwrap_or(&idx),
+        ));
+        return;
+    }
+    if name == "npm"
+        && a.windows(3)
+            .any(|w| w[0] == "config" && w[1] == "set" && w[2].starts_with("registry"))
+    {
+        out.push(sig(
+            Category::SupplyChain,
+            Severity::High,
+            format!("`{}` changes the npm registry", c.text),
+            "registry",
+        ));
+        return;
+    }
+    let installs = a
+        .iter()
+        .any(|x| matches!(x.as_str(), "install" | "add" | "i"));
+    if !installs {
+        return;
+    }
+    for x in a.iter().filter(|x| !x.starts_with('-')) {
+        let remote = x.starts_with("git+")
+            || x.starts_with("http://")
+            || x.starts_with("https://")
+            || x.starts_with("github:")
+            || x.starts_with("git@")
+            || x.ends_with(".tar.gz")
+            || x.ends_with(".tgz")
+            || x.ends_with(".whl") && x.contains("://");
+        if remote {
+            out.push(sig(
+                Category::SupplyChain,
+                Severity::High,
+                format!("`{}` installs from {x}", c.text),
+                x,
+            ));
+        }
+    }
+}
+
+fn rbac_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
+    let a = args(c);
+    let joined = a.join(" ");
+    let admin_role = [
+        "cluster-admin",
+        "admin",
+        "owner",
+        "roles/owner",
+        "roles/editor",
+        "Owner",
+        "Contributor",
+        "AdministratorAccess",
+    ];
+    let binds = match name {
+        "kubectl" | "oc" => {
+            (joined.contains("clusterrolebinding") || joined.contains("rolebinding"))
+                && (a.first().is_some_and(|x| x == "create") || joined.contains("add-role"))
+        }
+        "gcloud" => joined.contains("add-iam-policy-binding"),
+        "az" => joined.contains("role assignment create"),
+        "aws" => {
+            joined.contains("attach-user-policy")
+                || joined.contains("attach-role-policy")
+                || joined.contains("put-user-policy")
+        }
+        _ => false,
+    };
+    if binds {
+        let admin = admin_role.iter().any(|r| joined.contains(r));
+        out.push(sig(
+            Category::Privilege,
+            if admin {
+                Severity::Critical
+            } else {
+                Severity::High
+            },
+            format!("`{}` grants a role", c.text),
+            a.iter()
+                .find(|x| !x.starts_with('-') && *x != "create")
+                .map_or(name, String::as_str),
+        ));
+    }
+}
+
+/// MCP and app tools: what their name and arguments say they do.
+fn mcp_signals(server: &str, tool: &str, args: &str, out: &mut Vec<Signal>) {
+    let t = tool.to_ascii_lowercase();
+    let words: Vec<&str> = t
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let any = |list: &[&str]| words.iter().any(|w| list.iter().any(|v| w.starts_with(v)));
+    let who = format!("{server}/{tool}");
+    let recipient = recipient_of(args).unwrap_or_else(|| who.clone());
+    if any(&[
+        "send", "post", "share", "publish", "upload", "email", "mail", "message", "tweet",
+        "forward", "invite", "notify",
+    ]) {
+        out.push(sig(
+            Category::NetworkEgress,
+            Severity::Medium,
+            format!("{who} sends data out (to {recipient})"),
+            &recipient,
+        ));
+    }
+    if any(&[
+        "delete",
+        "remove",
+        "purge",
+        "cancel",
+        "transfer",
+        "pay",
+        "refund",
+        "withdraw",
+        "drop",
+        "destroy",
+        "wipe",
+        "revoke",
+        "archive",
+        "close",
+        "terminate",
+    ]) {
+        out.push(sig(
+            Category::Destructive,
+            Severity::High,
+            format!("{who} deletes, cancels or moves something"),
+            &recipient,
+        ));
+    }
+    if any(&[
+        "grant",
+        "role",
+        "permission",
+        "access",
+        "share",
+        "admin",
+        "promote",
+        "invite",
+    ]) && (t.contains("grant")
+        || t.contains("role")
+        || t.contains("permission")
+        || t.contains("access")
+        || t.contains("admin"))
+    {
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!("{who} grants roles or access"),
+            &recipient,
+        ));
+    }
+    if any(&["deploy", "release", "rollout", "scale"]) {
+        out.push(sig(
+            Category::Production,
+            if args.to_ascii_lowercase().contains("prod") {
+                Severity::High
+            } else {
+                Severity::Medium
+            },
+            format!("{who} changes something deployed"),
+            &recipient,
+        ));
+    }
+}
+
+/// The recipient, channel, repository or account an MCP call's arguments name.
+fn recipient_of(args: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(args).ok()?;
+    let obj = v.as_object()?;
+    for k in [
+        "to",
+        "recipient",
+        "recipients",
+        "channel",
+        "email",
+        "address",
+        "user",
+        "username",
+        "repo",
+        "repository",
+        "account",
+        "destination",
+        "url",
+        "target",
+        "id",
+        "name",
+    ] {
+        if let Some(x) = obj.get(k) {
+            let s = match x {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Array(a) => a
+                    .iter()
+                    .filter_map(|e| e.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                other => other.to_string(),
+            };
+            if !s.is_empty() {
+                return Some(s);
+            }
+        }
+    }
+    None
+}
+
+/// Whether the user's intent names `target`: one of the target's distinctive tokens (a file
+/// name, a host or its registrable part, a branch, a namespace, a tool) appears in the intent
+/// as a word.
+pub fn named_in_intent(target: &str, intent: &str) -> bool {
+    let intent = intent.to_ascii_lowercase();
+    let intent_words: Vec<&str> = intent
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/')))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let target = target.to_ascii_lowercase();
+    let mut tokens: Vec<String> = vec![target.clone()];
+    tokens.extend(
+        target
+            .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+            .filter(|t| t.len() >= 3)
+            .map(str::to_string),
+    );
+    // A host's registrable part: `api.prod.example.com` → `example`.
+    if target.contains('.') && !target.contains('/') {
+        let parts: Vec<&str> = target.split('.').collect();
+        if parts.len() >= 2 {
+            tokens.push(parts[parts.len() - 2].to_string());
+        }
+    }
+    const GENERIC: &[&str] = &[
+        "the",
+        "and",
+        "com",
+        "org",
+        "net",
+        "www",
+        "http",
+        "https",
+        "git",
+        "src",
+        "tmp",
+        "usr",
+        "etc",
+        "home",
+        "bin",
+        "lib",
+        "var",
+        "local",
+        "config",
+        "file",
+        "files",
+        "push",
+        "main",
+        "all",
+        "refs",
+        "environment",
+        "history",
+        "remote",
+        "code",
+        "json",
+        "txt",
+    ];
+    let trim = |x: &str| {
+        x.trim_matches(|c: char| matches!(c, '.' | '-' | '/' | '~'))
+            .to_string()
+    };
+    tokens.iter().map(|t| trim(t)).any(|t| {
+        !GENERIC.contains(&t.as_str())
+            && t.len() >= 3
+            && intent_words.iter().any(|w| {
+                let w = trim(w);
+                w == t || w.ends_with(&format!("/{t}")) || (t.len() >= 5 && w.contains(t.as_str()))
+            })
+    })
+}
+
+/// The reviewer's risk raised to the signals' severities: medium → medium, high → high,
+/// critical → critical.
+pub fn final_risk(
+    model: crate::verdict::RiskLevel,
+    signals: &[Signal],
+) -> crate::verdict::RiskLevel {
+    use crate::verdict::RiskLevel as R;
+    signals.iter().fold(model, |r, s| {
+        let from = match s.severity {
+            Severity::Medium => R::Medium,
+            Severity::High => R::High,
+            Severity::Critical => R::Critical,
+        };
+        r.max(from)
+    })
+}
+
+/// The paths a command resolved to, for tests and `policy explain`.
+pub fn resolve_all(c: &SimpleCommand, ctx: &Context) -> Vec<PathBuf> {
+    c.writes
+        .iter()
+        .chain(&c.reads)
+        .map(|p| ctx.resolve(p))
+        .collect()
+}
+
+/// A signal as a line of trusted facts in the reviewer's prompt.
+pub fn fact(s: &Signal) -> String {
+    format!(
+        "RISK SIGNAL ({}, {}): {}; the user's request {} its target",
+        s.category.as_str(),
+        s.severity.as_str(),
+        s.evidence,
+        if s.named_in_intent {
+            "names"
+        } else {
+            "does not name"
+        }
+    )
+}
+
+/// What the outcome table makes of a verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    /// The decision.
+    pub decision: crate::verdict::Decision,
+    /// The final risk: the model's raised to the signals' severities.
+    pub risk: crate::verdict::RiskLevel,
+    /// Why the table denied what the model allowed, when it did.
+    pub overrode: Option<String>,
+}
+
+/// The outcome table, run in code (as Codex's guardian does): final risk = max(the model's
+/// risk, the signals' severities); allow only when the model allows and the final risk is low;
+/// or medium and the model says the user authorised it at least medium; or high, user
+/// authorisation high and every high signal's target named in the intent; critical never.
+pub fn outcome_table(v: &crate::reviewer::Verdict, signals: &[Signal]) -> Table {
+    use crate::reviewer::{Outcome, UserAuthorization as U};
+    use crate::verdict::{Decision, RiskLevel as R};
+    let risk = final_risk(v.risk_level, signals);
+    let model_allows = v.outcome == Outcome::Allow;
+    let allowed = model_allows
+        && match risk {
+            R::Low => true,
+            R::Medium => matches!(v.user_authorization, U::Medium | U::High),
+            R::High => {
+                v.user_authorization == U::High
+                    && signals
+                        .iter()
+                        .filter(|s| s.severity == Severity::High)
+                        .all(|s| s.named_in_intent)
+            }
+            R::Critical => false,
+        };
+    let overrode = (model_allows && !allowed).then(|| {
+        let named: Vec<String> = signals
+            .iter()
+            .filter(|s| s.severity >= Severity::Medium)
+            .map(|s| format!("{} ({})", s.category.as_str(), s.severity.as_str()))
+            .collect();
+        format!(
+            "the reviewer allowed it, but the final risk is {} ({}) with user authorization {}",
+            risk.as_str(),
+            if named.is_empty() {
+                "the reviewer's own rating".to_string()
+            } else {
+                format!("signals: {}", named.join(", "))
+            },
+            match v.user_authorization {
+                U::Unknown => "unknown",
+                U::Low => "low",
+                U::Medium => "medium",
+                U::High => "high",
+            }
+        )
+    });
+    Table {
+        decision: if allowed {
+            Decision::Allow
+        } else {
+            Decision::Deny
+        },
+        risk,
+        overrode,
+    }
+}
