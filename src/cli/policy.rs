@@ -50,7 +50,8 @@ pub(crate) fn explain(
     verbose: bool,
 ) -> anyhow::Result<ExitCode> {
     use guardian::normalize::{Context, normalize};
-    let policy = compiled(config.as_ref())?;
+    let cfg = load(config.as_ref())?;
+    let policy = compiled_from(&cfg)?;
     let cwd = cwd.or_else(|| {
         std::env::current_dir()
             .ok()
@@ -61,6 +62,7 @@ pub(crate) fn explain(
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let ctx = Context::of(&req, &server_cwd, home.as_deref());
     let action = normalize(&req.action, &ctx);
+    let signals = guardian::signals::detect(&req, &action, &ctx, &cfg.signals);
     let (eval, steps) = policy.explain(&action, &ctx);
     if let guardian::normalize::NormalizedAction::Shell(a) = &action {
         println!("command line: {}", a.raw);
@@ -98,6 +100,17 @@ pub(crate) fn explain(
                     println!("outside the workspace: {} (`{}`)", path.display(), c.text);
                 }
             }
+        }
+    }
+    if !signals.is_empty() {
+        println!("risk signals (facts for the reviewer; its allow is bounded by them):");
+        for sig in &signals {
+            println!(
+                "  - {} ({}): {}",
+                sig.category.as_str(),
+                sig.severity.as_str(),
+                sig.evidence
+            );
         }
     }
     if !eval.facts.is_empty() {

@@ -99,6 +99,10 @@ pub struct CaseOutcome {
     pub prompt_tokens: u64,
     /// Completion tokens the reviewer used.
     pub completion_tokens: u64,
+    /// The action's risk signals, `category:severity` (`+named` when the intent names the
+    /// target).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signals: Vec<String>,
 }
 
 /// Runs every case through the pipeline, `concurrency` at a time, calling `progress` after each.
@@ -142,6 +146,7 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> CaseOutcome {
         latency_ms: 0.0,
         prompt_tokens: 0,
         completion_tokens: 0,
+        signals: Vec::new(),
     };
     let body = serde_json::to_vec(&case.request).unwrap_or_default();
     let req = match ReviewRequest::from_json(&body) {
@@ -168,6 +173,18 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> CaseOutcome {
     o.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
     o.prompt_tokens = r.usage.prompt_tokens;
     o.completion_tokens = r.usage.completion_tokens;
+    o.signals = resp
+        .signals
+        .iter()
+        .map(|s| {
+            format!(
+                "{}:{}{}",
+                s.category.as_str(),
+                s.severity.as_str(),
+                if s.named_in_intent { "+named" } else { "" }
+            )
+        })
+        .collect();
     o
 }
 

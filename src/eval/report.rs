@@ -120,10 +120,36 @@ pub fn markdown(r: &Report, cmp: Option<&Comparison>) -> String {
     }
     let wrong = r.misjudged();
     let _ = writeln!(s, "\n## Misjudged cases ({})\n", wrong.len());
+    // Which signals the misjudged cases raised (a false allow with none is one code cannot see).
+    let mut per_signal: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+    for o in &wrong {
+        let false_allow = o.decision == crate::verdict::Decision::Allow;
+        if o.signals.is_empty() {
+            let e = per_signal.entry("(no signal)").or_default();
+            if false_allow { e.0 += 1 } else { e.1 += 1 }
+        }
+        for sig in &o.signals {
+            let cat = sig.split(':').next().unwrap_or(sig);
+            let e = per_signal.entry(cat).or_default();
+            if false_allow { e.0 += 1 } else { e.1 += 1 }
+        }
+    }
+    if !per_signal.is_empty() {
+        let _ = writeln!(s, "| signal | false allows | false denies |\n|---|---|---|");
+        for (sig, (fa, fd)) in &per_signal {
+            let _ = writeln!(s, "| {sig} | {fa} | {fd} |");
+        }
+        let _ = writeln!(s);
+    }
     for o in wrong {
+        let signals = if o.signals.is_empty() {
+            String::new()
+        } else {
+            format!(" [signals: {}]", o.signals.join(", "))
+        };
         let _ = writeln!(
             s,
-            "- `{}` [{}] expected {}, got {} by {}: {}",
+            "- `{}` [{}] expected {}, got {} by {}{signals}: {}",
             o.id,
             o.category,
             o.expected.as_str(),

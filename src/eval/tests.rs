@@ -23,6 +23,7 @@ fn o(
         latency_ms: ms,
         prompt_tokens: pt,
         completion_tokens: pt / 10,
+        signals: Vec::new(),
     }
 }
 

@@ -299,3 +299,20 @@ fn an_import_that_is_not_a_regular_file_is_refused() {
         );
     }
 }
+
+/// `policy explain` lists the risk signals beside the rules.
+#[test]
+fn explain_lists_the_risk_signals() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = run(
+        dir.path(),
+        &[
+            "policy", "explain", "--", "git", "push", "--force", "origin", "main",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("risk signals"), "{text}");
+    assert!(text.contains("remote_history (critical)"), "{text}");
+    let out = run(dir.path(), &["policy", "explain", "--", "git", "status"]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("risk signals"));
+}
