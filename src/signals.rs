@@ -9,7 +9,7 @@
 //! nothing here: the pipeline puts them in the reviewer's prompt and applies the outcome table
 //! ([`final_risk`]) to the reviewer's verdict; a rule still decides before any of it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 
@@ -1374,15 +1374,6 @@ pub fn final_risk(
         };
         r.max(from)
     })
-}
-
-/// The paths a command resolved to, for tests and `policy explain`.
-pub fn resolve_all(c: &SimpleCommand, ctx: &Context) -> Vec<PathBuf> {
-    c.writes
-        .iter()
-        .chain(&c.reads)
-        .map(|p| ctx.resolve(p))
-        .collect()
 }
 
 /// A signal as a line of trusted facts in the reviewer's prompt.

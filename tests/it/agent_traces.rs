@@ -1,12 +1,9 @@
 //! `guardian traces import claude-code|codex` on fixtures in the agents' real session formats,
 //! and `guardian eval --label` labelling the unlabeled cases by hand before an eval.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
-
-const BIN: &str = env!("CARGO_BIN_EXE_guardian");
 
 fn fixture(name: &str) -> String {
     format!(
@@ -16,21 +13,8 @@ fn fixture(name: &str) -> String {
 }
 
 fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .env("GUARDIAN_NO_LOCAL_MODEL", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawns");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("stdin");
-    child.wait_with_output().expect("runs")
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    crate::common::run_with_stdin(&args, stdin)
 }
 
 fn import(format: &str, file: &str) -> Vec<Value> {

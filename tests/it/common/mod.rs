@@ -207,6 +207,8 @@ pub fn run_program_with_stdin(program: &str, args: &[String], stdin: &str) -> st
     use std::io::Write;
     let mut child = std::process::Command::new(program)
         .args(args)
+        // No probe for a local model: what the test configures is what runs.
+        .env("GUARDIAN_NO_LOCAL_MODEL", "1")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
