@@ -56,7 +56,39 @@ pub const KNOWN_HOSTS: &[&str] = &[
     "stackoverflow.com",
     "deb.debian.org",
     "archive.ubuntu.com",
+    "kubernetes.io",
+    "docs.docker.com",
+    "helm.sh",
+    "react.dev",
+    "vuejs.org",
+    "angular.dev",
+    "www.typescriptlang.org",
+    "docs.npmjs.com",
+    "git-scm.com",
+    "www.postgresql.org",
+    "dev.mysql.com",
+    "redis.io",
+    "nginx.org",
+    "en.cppreference.com",
+    "cppreference.com",
+    "registry.terraform.io",
+    "developer.hashicorp.com",
+    "cloud.google.com",
+    "docs.aws.amazon.com",
+    "docs.djangoproject.com",
+    "fastapi.tiangolo.com",
+    "numpy.org",
+    "pandas.pydata.org",
 ];
+
+/// Whether reading from `host` is reading documentation or packages: a known host, or a
+/// documentation subdomain (`docs.…`, `….readthedocs.io`).
+fn is_known_host(host: &str, cfg: &SignalsConfig) -> bool {
+    KNOWN_HOSTS.contains(&host)
+        || host.starts_with("docs.")
+        || host.ends_with(".readthedocs.io")
+        || cfg.known_hosts.iter().any(|k| k.eq_ignore_ascii_case(host))
+}
 
 /// Words that say a subcommand or tool only reads.
 const READ_ONLY_VERBS: &[&str] = &[
@@ -140,6 +172,7 @@ pub fn detect(
             }
             if let Action::Shell { command, .. } = &req.action {
                 secrets_in(command, "the command line", &mut out);
+                script_signals(command, ctx, &mut out);
             }
         }
         NormalizedAction::Read(p) | NormalizedAction::ReadTree(p) => {
@@ -153,6 +186,7 @@ pub fn detect(
             {
                 for text in [content, d].into_iter().flatten() {
                     secrets_in(text, "the content written", &mut out);
+                    download_exec_in(text, "the content written", &mut out);
                 }
             }
         }
@@ -165,7 +199,12 @@ pub fn detect(
                 Action::Mcp { arguments, .. } => arguments.to_string(),
                 _ => String::new(),
             };
-            mcp_signals(server, tool, &args, &mut out);
+            mcp_signals(server, tool, &args, cfg, &mut out);
+            download_exec_in(
+                &args,
+                &format!("the arguments of {server}/{tool}"),
+                &mut out,
+            );
             secrets_in(
                 &args,
                 &format!("the arguments of {server}/{tool}"),
@@ -384,6 +423,18 @@ fn command_signals(c: &SimpleCommand, ctx: &Context, cfg: &SignalsConfig, out: &
                 args(c).last().map_or(name, String::as_str),
             ))
         }
+        "echo" | "printf" | "print" => {
+            if let Some(var) = args(c).iter().find_map(|a| secret_var(a)) {
+                out.push(sig(
+                    Category::CredentialAccess,
+                    Severity::High,
+                    format!("`{}` prints the secret variable ${var}", c.text),
+                    &var,
+                ))
+            }
+        }
+        "find" => find_signals(c, ctx, out),
+        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" => secret_search(c, ctx, out),
         "visudo" => out.push(sig(
             Category::Privilege,
             Severity::High,
@@ -397,6 +448,254 @@ fn command_signals(c: &SimpleCommand, ctx: &Context, cfg: &SignalsConfig, out: &
     production_signals(c, name, out);
     supply_chain_signals(c, name, out);
     rbac_signals(c, name, out);
+}
+
+/// A variable expansion (`$OPENAI_API_KEY`, `${GH_TOKEN}`) whose name says it holds a secret.
+fn secret_var(word: &str) -> Option<String> {
+    let i = word.find('$')?;
+    let name: String = word[i + 1..]
+        .trim_start_matches('{')
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    let upper = name.to_ascii_uppercase();
+    ["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"]
+        .iter()
+        .any(|w| upper.contains(w))
+        .then_some(name)
+}
+
+/// `find … -exec rm …` / `-delete` deletes what its `-name` matches; `-perm -4000` lists
+/// setuid programs.
+fn find_signals(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Signal>) {
+    let a = args(c);
+    let deletes = a.iter().any(|x| x == "-delete")
+        || a.windows(2).any(|w| {
+            matches!(w[0].as_str(), "-exec" | "-execdir" | "-ok")
+                && matches!(base(&w[1]), "rm" | "shred" | "unlink")
+        });
+    if deletes {
+        let names: Vec<&str> = a
+            .windows(2)
+            .filter(|w| matches!(w[0].as_str(), "-name" | "-iname" | "-path" | "-wholename"))
+            .map(|w| w[1].as_str())
+            .collect();
+        let root = a
+            .iter()
+            .take_while(|x| !x.starts_with('-'))
+            .next()
+            .map_or(".", String::as_str);
+        let p = ctx.resolve(root);
+        let outside = !ctx.in_workspace(&p);
+        if names.is_empty() || outside || names.iter().any(|n| !is_build_output(n)) {
+            let what = if names.is_empty() {
+                home_rel(&p, ctx)
+            } else {
+                names.join(", ")
+            };
+            out.push(sig(
+                Category::Destructive,
+                Severity::High,
+                format!("`{}` deletes what it finds ({what})", c.text),
+                &what,
+            ));
+        }
+    }
+    let setuid = a.windows(2).any(|w| {
+        w[0] == "-perm" && (w[1].contains("4000") || w[1].contains("2000") || w[1].contains("u=s"))
+    });
+    if setuid {
+        out.push(sig(
+            Category::Privilege,
+            Severity::Medium,
+            format!("`{}` looks for setuid programs", c.text),
+            "setuid",
+        ));
+    }
+}
+
+/// Searching files outside the workspace for passwords, keys or tokens.
+fn secret_search(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Signal>) {
+    let a = args(c);
+    let pattern = a
+        .iter()
+        .find(|x| !x.starts_with('-'))
+        .map(|x| x.to_ascii_lowercase())
+        .unwrap_or_default();
+    let secretish = [
+        "password",
+        "passwd",
+        "secret",
+        "api_key",
+        "apikey",
+        "api-key",
+        "token",
+        "private key",
+        "aws_access",
+        "credential",
+    ]
+    .iter()
+    .any(|w| pattern.contains(w));
+    if !secretish {
+        return;
+    }
+    let outside = a
+        .iter()
+        .filter(|x| !x.starts_with('-'))
+        .skip(1)
+        .map(|x| ctx.resolve(x))
+        .find(|p| !ctx.in_workspace(p));
+    if let Some(p) = outside {
+        let where_ = home_rel(&p, ctx);
+        out.push(sig(
+            Category::CredentialAccess,
+            Severity::High,
+            format!("`{}` searches {where_} for credentials", c.text),
+            &where_,
+        ));
+    }
+}
+
+/// What an inline script (`python3 -c`, a heredoc fed to an interpreter, PowerShell `-c`)
+/// does, read from its text: download-and-run, writes to startup files, deleting trees it
+/// names, reading key files. The shell parser sees only that an interpreter runs.
+fn script_signals(text: &str, ctx: &Context, out: &mut Vec<Signal>) {
+    let lower = text.to_ascii_lowercase();
+    let interpreter = [
+        "python",
+        "node",
+        "ruby",
+        "perl",
+        "php",
+        "powershell",
+        "pwsh",
+        "deno",
+        "bun ",
+    ]
+    .iter()
+    .any(|i| lower.contains(i));
+    if !interpreter {
+        return;
+    }
+    download_exec_in(text, "the script", out);
+    let startup = [
+        ".bashrc",
+        ".zshrc",
+        ".bash_profile",
+        ".profile",
+        "authorized_keys",
+        "crontab",
+        "/etc/cron",
+        "systemd/",
+        "launchagents",
+        ".config/autostart",
+    ];
+    let writes = ["write", "'a'", "\"a\"", ">>", "append", "open("]
+        .iter()
+        .any(|w| lower.contains(w));
+    if let Some(file) = startup.iter().find(|f| lower.contains(*f))
+        && writes
+    {
+        out.push(sig(
+            Category::Persistence,
+            Severity::High,
+            format!("an inline script writes {file}"),
+            file,
+        ));
+    }
+    for call in ["rmtree(", "rmsync(", "rm_rf(", "remove_dir_all(", "fs.rm("] {
+        let Some(i) = lower.find(call) else { continue };
+        let after = &text[i + call.len()..];
+        let target = after
+            .trim_start()
+            .strip_prefix(['\'', '"'])
+            .and_then(|t| t.split(['\'', '"']).next())
+            .unwrap_or("");
+        let p = ctx.resolve(target);
+        let home = ctx.home.as_deref() == Some(p.as_path());
+        let severity = if target.is_empty() {
+            Severity::High
+        } else if p == Path::new("/")
+            || home
+            || p.starts_with("/home") && p.components().count() <= 3
+        {
+            Severity::Critical
+        } else if !ctx.in_workspace(&p) {
+            Severity::High
+        } else if is_build_output(target) {
+            continue;
+        } else {
+            Severity::Medium
+        };
+        let what = if target.is_empty() {
+            "a tree it computes".to_string()
+        } else {
+            home_rel(&p, ctx)
+        };
+        out.push(sig(
+            Category::Destructive,
+            severity,
+            format!("an inline script deletes {what}"),
+            &what,
+        ));
+        break;
+    }
+    for key in [
+        "id_rsa",
+        "id_ed25519",
+        ".aws/credentials",
+        ".git-credentials",
+        ".netrc",
+        "/etc/shadow",
+        ".kube/config",
+    ] {
+        if lower.contains(key) {
+            out.push(sig(
+                Category::CredentialAccess,
+                Severity::High,
+                format!("an inline script reads {key}"),
+                key,
+            ));
+            break;
+        }
+    }
+}
+
+/// A download piped into a shell or evaluated (`curl … | sh`, PowerShell `iex` of a download)
+/// in text that will run later or elsewhere: a written file, a script, tool arguments.
+fn download_exec_in(text: &str, where_: &str, out: &mut Vec<Signal>) {
+    let lower = text.to_ascii_lowercase();
+    let piped = lower.lines().any(|l| {
+        (l.contains("curl ") || l.contains("wget "))
+            && l.split('|').skip(1).any(|seg| {
+                let w = seg.trim_start().trim_start_matches("sudo ").trim_start();
+                [
+                    "sh", "bash", "zsh", "dash", "python", "python3", "node", "perl", "ruby",
+                ]
+                .iter()
+                .any(|i| {
+                    w == *i || w.starts_with(&format!("{i} ")) || w.starts_with(&format!("{i}\""))
+                })
+            })
+    });
+    let iex = (lower.contains("iex") || lower.contains("invoke-expression"))
+        && [
+            "downloadstring",
+            "invoke-webrequest",
+            "iwr ",
+            "irm ",
+            "net.webclient",
+        ]
+        .iter()
+        .any(|d| lower.contains(d));
+    if piped || iex {
+        out.push(sig(
+            Category::SupplyChain,
+            Severity::High,
+            format!("{where_} runs code it downloads"),
+            "remote code",
+        ));
+    }
 }
 
 fn is_setuid_mode(a: &str) -> bool {
@@ -446,11 +745,7 @@ fn host_signal(host: &str, upload: bool, cfg: &SignalsConfig, out: &mut Vec<Sign
     if host.is_empty() || host == "localhost" || host.starts_with("127.") || host == "::1" {
         return;
     }
-    let known = KNOWN_HOSTS.contains(&host.as_str())
-        || cfg
-            .known_hosts
-            .iter()
-            .any(|k| k.eq_ignore_ascii_case(&host));
+    let known = is_known_host(&host, cfg);
     if upload {
         out.push(sig(
             Category::NetworkEgress,
@@ -491,6 +786,15 @@ fn credential_read(p: &Path, ctx: &Context, out: &mut Vec<Signal>) {
         || s.starts_with("~/.mozilla/firefox")
         || s.starts_with("~/Library/Application Support/Google/Chrome")
         || s.starts_with("~/.config/gh/")
+        || s == "~/.codex/auth.json"
+        || s == "~/.claude/.credentials.json"
+        || s == "~/.config/opencode/auth.json"
+        || s == "~/.local/share/opencode/auth.json"
+        || s.starts_with("~/.cargo/credentials")
+        || s == "~/.vault-token"
+        || s == "~/.pgpass"
+        || s == "~/.my.cnf"
+        || s.starts_with("~/.terraform.d/credentials")
         || name.ends_with("_history")
         || name == ".env"
         || name.starts_with(".env.")
@@ -559,6 +863,13 @@ fn write_signals(p: &Path, ctx: &Context, out: &mut Vec<Signal>) {
             format!("writes {s}"),
             s,
         ));
+    } else if runs_later(s) {
+        out.push(sig(
+            Category::Persistence,
+            Severity::Medium,
+            format!("writes {s}, which CI or the editor runs by itself"),
+            name,
+        ));
     }
     if s.starts_with("/etc/sudoers") {
         out.push(sig(
@@ -578,6 +889,17 @@ fn write_signals(p: &Path, ctx: &Context, out: &mut Vec<Signal>) {
     }
 }
 
+/// CI pipelines, editor tasks and dev-container hooks: files whose commands run later without
+/// anyone typing them.
+fn runs_later(path: &str) -> bool {
+    path.contains(".github/workflows/")
+        || path.ends_with(".gitlab-ci.yml")
+        || path.contains(".circleci/")
+        || path.ends_with("Jenkinsfile")
+        || path.ends_with(".vscode/tasks.json")
+        || path.contains(".devcontainer/")
+}
+
 fn is_build_output(target: &str) -> bool {
     let t = target.trim_end_matches('/');
     let last = t.rsplit('/').next().unwrap_or(t);
@@ -594,7 +916,11 @@ fn rm_signals(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Signal>) {
     let name = c.argv.first().map(|a| base(a)).unwrap_or("");
     let recursive = has_short(c, 'r') || has_short(c, 'R') || has(c, &["--recursive"]);
     let force = has_short(c, 'f') || has(c, &["--force"]);
-    let targets: Vec<&String> = args(c).iter().filter(|a| !a.starts_with('-')).collect();
+    // `{}` is what a `find … -exec` found: judged at the find, by its -name.
+    let targets: Vec<&String> = args(c)
+        .iter()
+        .filter(|a| !a.starts_with('-') && *a != "{}")
+        .collect();
     for t in targets {
         let p = ctx.resolve(t);
         let s = home_rel(&p, ctx);
@@ -725,7 +1051,9 @@ fn git_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
             ))
         }
         "checkout" | "restore"
-            if rest.iter().any(|x| x == ".") && !has_r(&["-b", "-B", "--staged"]) =>
+            if rest.iter().any(|x| x == ".")
+                && !has_r(&["-b", "-B"])
+                && (!has_r(&["--staged", "-S"]) || has_r(&["--worktree", "-W"])) =>
         {
             out.push(sig(
                 Category::Destructive,
@@ -746,12 +1074,23 @@ fn git_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
             format!("`{}` rewrites history", c.text),
             "history",
         )),
-        "config" if rest.iter().any(|x| x == "core.hooksPath") => out.push(sig(
-            Category::Persistence,
-            Severity::High,
-            format!("`{}` points git at other hooks", c.text),
-            "core.hooksPath",
-        )),
+        "config"
+            if rest.iter().any(|x| {
+                matches!(
+                    x.to_ascii_lowercase().as_str(),
+                    "core.hookspath" | "core.fsmonitor" | "core.sshcommand" | "include.path"
+                )
+            }) =>
+        {
+            out.push(sig(
+                Category::Persistence,
+                Severity::High,
+                format!("`{}` makes git run other code by itself", c.text),
+                rest.iter()
+                    .find(|x| x.contains('.'))
+                    .map_or("git config", String::as_str),
+            ))
+        }
         "remote" if matches!(rest.first().map(String::as_str), Some("add" | "set-url")) => out
             .push(sig(
                 Category::RemoteHistory,
@@ -834,32 +1173,8 @@ fn container_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
 }
 
 fn sql_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
-    let text = c.argv.join(" ").to_ascii_uppercase();
-    for kw in [
-        "DROP TABLE",
-        "DROP DATABASE",
-        "DROP SCHEMA",
-        "TRUNCATE ",
-        "DELETE FROM",
-    ] {
-        if let Some(i) = text.find(kw) {
-            if kw == "DELETE FROM" && text[i..].contains(" WHERE ") {
-                continue;
-            }
-            let target = text[i + kw.len()..]
-                .split_whitespace()
-                .next()
-                .unwrap_or("")
-                .trim_matches(|c: char| !c.is_alphanumeric() && c != '_')
-                .to_ascii_lowercase();
-            out.push(sig(
-                Category::Destructive,
-                Severity::High,
-                format!("`{}` runs {}", c.text, kw.trim()),
-                &target,
-            ));
-            return;
-        }
+    if sql_text_signals(&c.argv.join(" "), &format!("`{}`", c.text), false, out) {
+        return;
     }
     let name = c.argv.first().map(|a| base(a)).unwrap_or("");
     if matches!(name, "dropdb" | "redis-cli")
@@ -875,6 +1190,73 @@ fn sql_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
             args(c).last().map_or(name, String::as_str),
         ));
     }
+}
+
+/// SQL in a command line or a tool's arguments: dropping, truncating or deleting everything is
+/// destructive (high), other changes to data through a tool (`data_changes`) medium;
+/// `COPY … TO PROGRAM` runs a program on the database server. Returns whether it raised a
+/// signal.
+fn sql_text_signals(text: &str, who: &str, data_changes: bool, out: &mut Vec<Signal>) -> bool {
+    let upper = text.to_ascii_uppercase();
+    let target_after = |i: usize, kw: &str| {
+        upper[i + kw.len()..]
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_matches(|c: char| !c.is_alphanumeric() && c != '_')
+            .to_ascii_lowercase()
+    };
+    let mut raised = false;
+    if upper.contains("TO PROGRAM") || upper.contains("FROM PROGRAM") {
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!("{who} runs a program on the database server (COPY … PROGRAM)"),
+            "COPY PROGRAM",
+        ));
+        raised = true;
+    }
+    for kw in [
+        "DROP TABLE",
+        "DROP DATABASE",
+        "DROP SCHEMA",
+        "TRUNCATE ",
+        "DELETE FROM",
+    ] {
+        if let Some(i) = upper.find(kw) {
+            if kw == "DELETE FROM" && upper[i..].contains(" WHERE ") {
+                continue;
+            }
+            out.push(sig(
+                Category::Destructive,
+                Severity::High,
+                format!("{who} runs {}", kw.trim()),
+                &target_after(i, kw),
+            ));
+            return true;
+        }
+    }
+    // Changing rows through a database tool (MCP), which acts on the database it is connected
+    // to; on a command line (`psql -c`) such changes are left to the reviewer.
+    for kw in ["UPDATE ", "DELETE FROM", "ALTER TABLE", "INSERT INTO"] {
+        if !data_changes {
+            break;
+        }
+        if let Some(i) = upper.find(kw) {
+            // Only statements: `UPDATE x SET`, not the word in prose.
+            let statement = kw != "UPDATE " || upper[i..].contains(" SET ");
+            if statement {
+                out.push(sig(
+                    Category::Destructive,
+                    Severity::Medium,
+                    format!("{who} changes data ({})", kw.trim()),
+                    &target_after(i, kw),
+                ));
+                return true;
+            }
+        }
+    }
+    raised
 }
 
 fn production_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
@@ -1168,7 +1550,7 @@ fn rbac_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
 }
 
 /// MCP and app tools: what their name and arguments say they do.
-fn mcp_signals(server: &str, tool: &str, args: &str, out: &mut Vec<Signal>) {
+fn mcp_signals(server: &str, tool: &str, args: &str, cfg: &SignalsConfig, out: &mut Vec<Signal>) {
     let t = tool.to_ascii_lowercase();
     let words: Vec<&str> = t
         .split(|c: char| !c.is_ascii_alphanumeric())
@@ -1245,6 +1627,42 @@ fn mcp_signals(server: &str, tool: &str, args: &str, out: &mut Vec<Signal>) {
             format!("{who} changes something deployed"),
             &recipient,
         ));
+    }
+    let st = format!("{} {t}", server.to_ascii_lowercase());
+    if ["secret", "credential", "password", "vault", "keychain"]
+        .iter()
+        .any(|w| st.contains(w))
+    {
+        out.push(sig(
+            Category::CredentialAccess,
+            Severity::High,
+            format!("{who} handles secrets"),
+            &recipient,
+        ));
+    }
+    if ["protection", "collaborator", "ruleset"]
+        .iter()
+        .any(|w| t.contains(w))
+    {
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!("{who} changes who may do what"),
+            &recipient,
+        ));
+    }
+    sql_text_signals(args, &who, true, out);
+    // Hosts the arguments send the tool to.
+    let mut seen = std::collections::HashSet::new();
+    for (i, _) in args.match_indices("://") {
+        let scheme_ok = args[..i].ends_with("http") || args[..i].ends_with("https");
+        let host: String = args[i + 3..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+            .collect();
+        if scheme_ok && !host.is_empty() && seen.insert(host.clone()) {
+            host_signal(&host, false, cfg, out);
+        }
     }
 }
 
