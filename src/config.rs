@@ -264,6 +264,57 @@ pub struct ReviewerConfig {
     pub two_stage: bool,
     /// `[reviewer.budget]`: token budgets for the evidence.
     pub budget: crate::reviewer::budget::Budget,
+    /// How the model's answer becomes a decision: `label` (the verdict's outcome, any backend)
+    /// or `logprobs` (P(deny) from the log-probabilities of a one-token decision, compared with
+    /// `deny_threshold`; OpenAI-compatible servers that return `logprobs`, e.g. llama.cpp).
+    pub scoring: Scoring,
+    /// With `scoring = "logprobs"`: deny when P(deny) is at least this (0–1).
+    pub deny_threshold: f64,
+    /// With `scoring = "logprobs"`: when the full verdict (rationale, risk, authorization) is
+    /// asked for after the decision: `deny` (denials, and actions with risk signals, which the
+    /// outcome table needs) or `always`.
+    pub explain: Explain,
+    /// What the reviewer reads from the session: `blind` (the user's messages and the agent's
+    /// tool calls) or `full` (also the agent's prose, tool output and justifications).
+    pub evidence: Evidence,
+    /// Send one request at start so the first review does not pay for the cold prompt prefix
+    /// (on by default when guardian finds the local model).
+    pub warm_up: bool,
+}
+
+/// `reviewer.scoring`.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Scoring {
+    /// The verdict's own outcome decides (rationale first).
+    Label,
+    /// P(deny) from log-probabilities decides (label first).
+    Logprobs,
+}
+
+/// `reviewer.explain`.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Explain {
+    /// Only denials (and actions with risk signals) get the model's verdict.
+    Deny,
+    /// Every review gets it.
+    Always,
+    /// Only actions with risk signals get it (the outcome table needs it); a denial carries a
+    /// rationale written by guardian. The decisions are those of `deny`, at a fraction of the
+    /// time: for bulk evaluations and threshold sweeps.
+    Never,
+}
+
+/// `reviewer.evidence`.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Evidence {
+    /// User messages and tool calls only: the agent's prose and tool output never reach the
+    /// reviewer.
+    Blind,
+    /// The whole transcript within its budgets.
+    Full,
 }
 
 /// `[limits]`: quotas; beyond them the answer is a fast deny by `fallback` ("rate limited").
@@ -329,6 +380,11 @@ impl Default for ReviewerConfig {
             tenant_policy_file: None,
             two_stage: false,
             budget: crate::reviewer::budget::Budget::default(),
+            scoring: Scoring::Label,
+            deny_threshold: 0.5,
+            explain: Explain::Deny,
+            evidence: Evidence::Blind,
+            warm_up: false,
         }
     }
 }
@@ -764,6 +820,20 @@ impl Config {
             return Err(invalid(
                 "reviewer.attempt_timeout_ms",
                 "must be greater than 0",
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.reviewer.deny_threshold) {
+            return Err(invalid(
+                "reviewer.deny_threshold",
+                "must be between 0 and 1",
+            ));
+        }
+        if self.reviewer.scoring == Scoring::Logprobs
+            && self.reviewer.backend == BackendKind::Anthropic
+        {
+            return Err(invalid(
+                "reviewer.scoring",
+                "\"logprobs\" needs an OpenAI-compatible backend that returns log-probabilities; the Anthropic API returns none (use \"label\")",
             ));
         }
         if self.reviewer.max_attempts == 0 {

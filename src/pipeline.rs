@@ -96,6 +96,20 @@ struct Judgment {
     signals: Vec<crate::signals::Signal>,
     /// Why the outcome table denied what the reviewer allowed, when it did.
     table_override: Option<String>,
+    /// P(deny), when the reviewer's decision was scored.
+    score: Option<f64>,
+    /// What a threshold sweep needs of a scored review.
+    sweep: Option<ScorePoint>,
+}
+
+/// A scored review as evaluations sweep it: at threshold `t` the decision is deny when
+/// `score >= t` or `table_denies`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScorePoint {
+    /// P(deny).
+    pub score: f64,
+    /// Whether the outcome table denies the action even when the score allows it.
+    pub table_denies: bool,
 }
 
 /// One review's answer with what evaluations also need.
@@ -107,6 +121,8 @@ pub struct Reviewed {
     pub usage: Usage,
     /// Why the decision is a fallback deny, when it is one.
     pub fallback: Option<FallbackKind>,
+    /// A scored review's score, for threshold sweeps.
+    pub sweep: Option<ScorePoint>,
 }
 
 /// The identities of one review.
@@ -160,6 +176,8 @@ impl Judgment {
             reviewer_asked: false,
             signals: Vec::new(),
             table_override: None,
+            score: None,
+            sweep: None,
             cwd,
             attempts: 0,
             stages: Vec::new(),
@@ -240,7 +258,8 @@ impl Guardian {
         let prompts = prompt::PromptSet::new(
             config.tenant_policy()?.as_deref(),
             config.reviewer.budget.clone(),
-        );
+        )
+        .with_evidence(config.reviewer.evidence);
         let fingerprint = {
             let listing = serde_json::to_string(&policy.listing()).unwrap_or_default();
             let settings = format!("{:?}", policy.settings());
@@ -284,6 +303,44 @@ impl Guardian {
     /// The metrics this service updates (`GET /metrics`).
     pub fn metrics(&self) -> &crate::metrics::Metrics {
         &self.metrics
+    }
+
+    /// Sends one throw-away review of a trivial action when `reviewer.warm_up` is on, so that the
+    /// backend caches the static prompt prefix (system prompt and the evidence's fixed head)
+    /// before the first real review. Its result is ignored; nothing is audited. Returns whether
+    /// the backend answered.
+    pub async fn warm_up(&self) -> bool {
+        let r = &self.config.reviewer;
+        if !r.warm_up || self.reviewer.backend() == "none" {
+            return false;
+        }
+        let Ok(req) = ReviewRequest::from_json(br#"{"action":{"kind":"shell","command":"true"}}"#)
+        else {
+            return false;
+        };
+        let ctx = Context::of(&req, &self.server_cwd, self.home.as_deref());
+        let why = "warm-up";
+        let started = Instant::now();
+        let ok = match r.scoring {
+            crate::config::Scoring::Logprobs => {
+                let p = self.prompts.render_decision(&req, &ctx, why, &[]);
+                tokio::time::timeout(self.review_timeout, self.reviewer.score(&p))
+                    .await
+                    .is_ok_and(|r| r.is_ok())
+            }
+            crate::config::Scoring::Label => {
+                let p = self.prompts.render(&req, &ctx, why, &[]);
+                tokio::time::timeout(self.review_timeout, self.reviewer.review(&p))
+                    .await
+                    .is_ok_and(|r| r.is_ok())
+            }
+        };
+        tracing::info!(
+            ok,
+            took_ms = started.elapsed().as_millis() as u64,
+            "reviewer warm-up"
+        );
+        ok
     }
 
     /// Denies every review still running, and every one that starts from now on (the end of a
@@ -424,6 +481,7 @@ impl Guardian {
                     interrupt: false,
                     unreviewed: true,
                     signals: Vec::new(),
+                    score: None,
                 },
             };
             if let Some(deny) = all.push(resp) {
@@ -443,6 +501,7 @@ impl Guardian {
                 interrupt: false,
                 unreviewed: false,
                 signals: Vec::new(),
+                score: None,
             },
         }
     }
@@ -604,6 +663,7 @@ impl Guardian {
             deferred_to_user: settled.deferred,
             signals: &outcome.signals,
             table_override: outcome.table_override.as_deref(),
+            score: outcome.score,
         };
         let written = self.audit.append(&record).await;
         (record.tokens, record.latency_ms, written)
@@ -622,6 +682,7 @@ impl Guardian {
     ) -> Reviewed {
         let (tokens, latency_ms, written) = audited;
         let error = outcome.error;
+        let sweep = outcome.sweep;
         let mut response = ReviewResponse {
             id: ids.id,
             decision: outcome.decision,
@@ -633,6 +694,7 @@ impl Guardian {
             interrupt: settled.interrupt.is_some(),
             unreviewed: outcome.unreviewed,
             signals: outcome.signals,
+            score: outcome.score,
         };
         if let Err(e) = written {
             tracing::error!(review_id = %response.id, error = %e, "audit write failed; denying");
@@ -661,6 +723,7 @@ impl Guardian {
             None
         };
         Reviewed {
+            sweep: sweep.filter(|_| response.decided_by == DecidedBy::Reviewer),
             response,
             usage: tokens,
             fallback,
@@ -721,6 +784,8 @@ impl Guardian {
             unreviewed: false,
             signals: Vec::new(),
             table_override: None,
+            score: None,
+            sweep: None,
         };
         let sandbox_retry = req.retry.as_ref().is_some_and(|r| r.sandbox_denied);
         let escalated = req.escalates();
@@ -850,14 +915,16 @@ impl Guardian {
         let mut facts = eval.facts.clone();
         facts.extend(signals.iter().map(crate::signals::fact));
         let prompt = self.prompts.render(req, ctx, why, &facts);
-        let first_pass = self
-            .config
-            .reviewer
-            .two_stage
+        let scoring = self.config.reviewer.scoring == crate::config::Scoring::Logprobs;
+        let decision_prompt = scoring.then(|| self.prompts.render_decision(req, ctx, why, &facts));
+        let first_pass = (self.config.reviewer.two_stage && !scoring)
             .then(|| self.prompts.render_first_pass(req, ctx, why, &facts));
         let attempts = std::sync::atomic::AtomicU32::new(0);
         let call = || async {
             let staged = async {
+                if let Some(dp) = &decision_prompt {
+                    return self.scored_review(dp, &prompt, &attempts, signals).await;
+                }
                 let mut spent = Usage::default();
                 if let Some(fp) = &first_pass {
                     // The first pass can only clear clearly benign actions; anything else,
@@ -887,10 +954,7 @@ impl Guardian {
                     vec!["full"]
                 };
                 Ok(crate::reviewer::ReviewOutput {
-                    usage: Usage {
-                        prompt_tokens: out.usage.prompt_tokens + spent.prompt_tokens,
-                        completion_tokens: out.usage.completion_tokens + spent.completion_tokens,
-                    },
+                    usage: out.usage.plus(spent),
                     stages,
                     ..out
                 })
@@ -908,7 +972,37 @@ impl Guardian {
         };
         let attempts = attempts.load(std::sync::atomic::Ordering::Relaxed);
         match result {
-            Ok(out) => {
+            Ok(mut out) => {
+                // A scored decision: the score decides deny; an allow still meets the outcome
+                // table (which the model's verdict feeds when the action has signals).
+                let threshold = self.config.reviewer.deny_threshold;
+                let score_denies = out.score.is_some_and(|p| p >= threshold);
+                let sweep = out.score.map(|p| ScorePoint {
+                    score: p,
+                    table_denies: !signals.is_empty()
+                        && crate::signals::outcome_table(
+                            &crate::reviewer::Verdict {
+                                outcome: crate::reviewer::Outcome::Allow,
+                                ..out.verdict.clone()
+                            },
+                            signals,
+                        )
+                        .decision
+                            == Decision::Deny,
+                });
+                if let Some(p) = out.score {
+                    out.verdict.outcome = if score_denies {
+                        crate::reviewer::Outcome::Deny
+                    } else {
+                        crate::reviewer::Outcome::Allow
+                    };
+                    if score_denies {
+                        out.verdict.rationale = format!(
+                            "P(deny) {p:.2} >= threshold {threshold:.2}: {}",
+                            out.verdict.rationale
+                        );
+                    }
+                }
                 // The outcome table runs here, in code: the model's risk raised to the signals'
                 // severities decides what its "allow" may stand for.
                 let table = crate::signals::outcome_table(&out.verdict, signals);
@@ -935,6 +1029,8 @@ impl Guardian {
                     unreviewed: false,
                     signals: Vec::new(),
                     table_override: table.overrode,
+                    score: out.score,
+                    sweep,
                 }
             }
             Err(ReviewerError::NotConfigured) => Judgment::unreviewed(
@@ -965,17 +1061,33 @@ impl Guardian {
         prompt: &prompt::Prompt,
         attempts: &std::sync::atomic::AtomicU32,
     ) -> Result<crate::reviewer::ReviewOutput, ReviewerError> {
+        self.with_retries(attempts, || self.reviewer.review(prompt))
+            .await
+    }
+
+    /// [`Guardian::call_with_retries`] for any reviewer call.
+    async fn with_retries<T, F, Fut>(
+        &self,
+        attempts: &std::sync::atomic::AtomicU32,
+        call: F,
+    ) -> Result<T, ReviewerError>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<T, ReviewerError>>,
+    {
         let max = self.config.reviewer.max_attempts.max(1);
         let mut attempt = 0u32;
         loop {
             attempt += 1;
-            attempts.store(attempt, std::sync::atomic::Ordering::Relaxed);
+            attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             // Bounded concurrency: waiting for a slot counts against the review deadline.
-            let _permit =
+            let permit =
                 self.reviewer_permits.acquire().await.map_err(|_| {
                     ReviewerError::Unreachable("the reviewer pool is closed".into())
                 })?;
-            match self.reviewer.review(prompt).await {
+            let result = call().await;
+            drop(permit);
+            match result {
                 Ok(out) => return Ok(out),
                 Err(e) if attempt < max && e.is_transient() => {
                     let backoff = e.retry_after().unwrap_or_else(|| backoff(attempt));
@@ -985,6 +1097,82 @@ impl Guardian {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// A scored review (`reviewer.scoring = "logprobs"`): a one-token decision scored as P(deny);
+    /// the model's verdict (rationale, risk, authorization) is asked for after it, with the same
+    /// prompt prefix, only when the decision is a deny, the action has risk signals (the outcome
+    /// table needs the model's authorization), or `explain = "always"`. An allow without a verdict
+    /// carries a rationale written by code. A failed verdict after a deny keeps the deny; after
+    /// an allow of an action with signals it fails the review (closed).
+    async fn scored_review(
+        &self,
+        decision: &prompt::Prompt,
+        verdict: &prompt::Prompt,
+        attempts: &std::sync::atomic::AtomicU32,
+        signals: &[crate::signals::Signal],
+    ) -> Result<crate::reviewer::ReviewOutput, ReviewerError> {
+        use crate::reviewer::{Outcome, UserAuthorization, Verdict};
+        let scored = self
+            .with_retries(attempts, || self.reviewer.score(decision))
+            .await?;
+        let threshold = self.config.reviewer.deny_threshold;
+        let denies = scored.p_deny >= threshold;
+        let explain = !signals.is_empty()
+            || match self.config.reviewer.explain {
+                crate::config::Explain::Always => true,
+                crate::config::Explain::Deny => denies,
+                crate::config::Explain::Never => false,
+            };
+        let mut usage = scored.usage;
+        let mut stages = vec!["decision"];
+        let explained = if explain {
+            match self.call_with_retries(verdict, attempts).await {
+                Ok(out) => {
+                    usage = usage.plus(out.usage);
+                    stages.push("verdict");
+                    Some(out.verdict)
+                }
+                Err(e) if !denies && !signals.is_empty() => return Err(e),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the verdict after a scored decision failed; keeping the decision");
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let verdict = explained.unwrap_or_else(|| Verdict {
+            rationale: if denies {
+                format!(
+                    "the reviewer model scored P(deny) {:.2}, at or above the threshold {threshold:.2} (no explanation {})",
+                    scored.p_deny,
+                    if self.config.reviewer.explain == crate::config::Explain::Never {
+                        "was asked for: reviewer.explain = \"never\""
+                    } else {
+                        "was available"
+                    }
+                )
+            } else {
+                format!(
+                    "the reviewer model scored P(deny) {:.2}, below the threshold {threshold:.2}, and guardian found no risk signal",
+                    scored.p_deny
+                )
+            },
+            risk_level: if denies {
+                RiskLevel::Medium
+            } else {
+                RiskLevel::Low
+            },
+            user_authorization: UserAuthorization::Unknown,
+            outcome: if denies { Outcome::Deny } else { Outcome::Allow },
+        });
+        Ok(crate::reviewer::ReviewOutput {
+            verdict,
+            usage,
+            stages,
+            score: Some(scored.p_deny),
+        })
     }
 }
 

@@ -199,7 +199,8 @@ pub struct TranscriptEntry {
     pub role: Role,
     /// What was said or printed.
     pub content: String,
-    /// For tool entries: the tool's name.
+    /// For tool entries: the tool's name. On an assistant entry it marks a tool call (what the
+    /// agent asked a tool to do), which `reviewer.evidence = "blind"` keeps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }

@@ -169,6 +169,10 @@ pub struct ReviewResponse {
     /// facts, see [`crate::signals`]); absent when it raises none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signals: Vec<Signal>,
+    /// P(deny) from the reviewer model's log-probabilities, when the reviewer decided with
+    /// `reviewer.scoring = "logprobs"` (compared with `reviewer.deny_threshold`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
 }
 
 /// The answer to requests that must ALL be allowed (the files of a patch, an escalation's paths,

@@ -117,6 +117,9 @@ pub struct AuditRecord<'a> {
     /// Why the outcome table denied what the reviewer allowed, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub table_override: Option<&'a str>,
+    /// P(deny) of a scored review.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
 }
 
 /// What the writer thread is asked to do.

@@ -9,6 +9,7 @@ pub(crate) async fn eval(
     baseline: Option<PathBuf>,
     out: PathBuf,
     prices: guardian::eval::Prices,
+    target_false_allow: Option<f64>,
 ) -> anyhow::Result<ExitCode> {
     use guardian::eval::{Report, compare, load_cases, report, run};
     let cases = match load_cases(&files) {
@@ -43,6 +44,8 @@ pub(crate) async fn eval(
     cfg.audit.path = out.join("audit.jsonl");
     let config_name = cfg.source_name.clone();
     let g = build(cfg)?;
+    // Latencies measure warm reviews: the cold prompt prefix is paid here, once.
+    g.warm_up().await;
     let reviewer = format!(
         "{}/{}",
         g.reviewer().backend(),
@@ -99,6 +102,12 @@ pub(crate) async fn eval(
         m.deny_f1 * 100.0,
         out.display()
     );
+    if let Some(t) = &report.thresholds {
+        print_sweep(t);
+    }
+    if let Some(target) = target_false_allow {
+        print_target(&report.outcomes, target);
+    }
     match cmp {
         Some(c) if c.false_allow_rose => {
             eprintln!(
@@ -108,6 +117,58 @@ pub(crate) async fn eval(
             Ok(ExitCode::from(1))
         }
         _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// `--from-report`: the threshold sweep of a previous report.json.
+pub(crate) fn sweep_report(
+    path: &std::path::Path,
+    target: Option<f64>,
+) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("guardian eval: cannot read {}: {e}", path.display()))?;
+    let report: guardian::eval::Report = serde_json::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "guardian eval: {} is not a report.json: {e}",
+            path.display()
+        )
+    })?;
+    match guardian::eval::threshold::sweep(&report.outcomes) {
+        Some(t) => print_sweep(&t),
+        None => anyhow::bail!(
+            "guardian eval: {} has no scored reviews (reviewer.scoring = \"logprobs\")",
+            path.display()
+        ),
+    }
+    if let Some(target) = target {
+        print_target(&report.outcomes, target);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_sweep(t: &guardian::eval::threshold::Sweep) {
+    println!(
+        "{} scored reviews, ROC AUC {}",
+        t.scored,
+        t.auc.map_or("n/a".to_string(), |a| format!("{a:.3}"))
+    );
+}
+
+fn print_target(outcomes: &[guardian::eval::CaseOutcome], target: f64) {
+    match guardian::eval::threshold::for_target_false_allow(outcomes, target) {
+        Some(row) => println!(
+            "deny_threshold = {:.4} meets false-allow <= {:.1}%: false-allow {:.1}% ({}), false-deny {:.1}% ({})",
+            row.threshold.min(1.0),
+            target * 100.0,
+            row.false_allow_rate * 100.0,
+            row.false_allow,
+            row.false_deny_rate * 100.0,
+            row.false_deny
+        ),
+        None => println!(
+            "no deny_threshold meets false-allow <= {:.1}% on these cases (no scored reviews, or the misses are not the reviewer's)",
+            target * 100.0
+        ),
     }
 }
 
@@ -134,5 +195,19 @@ pub(crate) fn label_files(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
         Ok(ExitCode::from(1))
     } else {
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// A rate between 0 and 1 (`--target-false-allow`).
+pub(crate) fn rate_in_unit(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number (give a rate such as 0.05)"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!(
+            "{v} is not between 0 and 1 (give a rate such as 0.05)"
+        ))
     }
 }

@@ -5,6 +5,10 @@ use super::*;
 /// The local reviewer's address (scripts/local-model.sh serve).
 pub(crate) const LOCAL_MODEL_URL: &str = "http://127.0.0.1:8089/v1";
 
+/// The local model's `reviewer.deny_threshold`, chosen with `guardian eval
+/// --target-false-allow` on the main split (evals/RESULTS.md).
+pub(crate) const LOCAL_MODEL_DENY_THRESHOLD: f64 = 0.5;
+
 /// With the embedded defaults, use the local reviewer model when one is serving on loopback
 /// (`scripts/local-model.sh serve`); otherwise keep `backend = "none"`.
 pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
@@ -36,6 +40,11 @@ pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
             cfg.reviewer.model = id;
             // Small local models on a few cores are slow; give them time rather than deny.
             cfg.reviewer.timeout_ms = cfg.reviewer.timeout_ms.max(90_000);
+            // llama.cpp returns log-probabilities: decide by a score with the threshold
+            // chosen on the main split (evals/RESULTS.md), and warm the prompt prefix.
+            cfg.reviewer.scoring = guardian::config::Scoring::Logprobs;
+            cfg.reviewer.deny_threshold = LOCAL_MODEL_DENY_THRESHOLD;
+            cfg.reviewer.warm_up = true;
         }
         None => eprintln!(
             "guardian: no reviewer configured and no local model at {LOCAL_MODEL_URL}: actions no rule allows are denied (see scripts/local-model.sh)"

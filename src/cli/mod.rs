@@ -96,7 +96,7 @@ pub(crate) enum Command {
     /// Run labeled cases through the whole pipeline and report how often it is right.
     Eval {
         /// Case files (JSONL: {"id", "request", "expected", "category", "source", "notes"}).
-        #[arg(required = true)]
+        #[arg(required_unless_present = "from_report")]
         files: Vec<PathBuf>,
         /// Config file (default: the embedded defaults, with the local model if it is running).
         #[arg(long)]
@@ -120,6 +120,15 @@ pub(crate) enum Command {
         /// evaluating: each answer is saved at once.
         #[arg(long)]
         label: bool,
+        /// Print the highest reviewer.deny_threshold whose false-allow rate over these cases is
+        /// at most this rate (0–1), with the false-deny rate it costs (needs scored reviews:
+        /// reviewer.scoring = "logprobs").
+        #[arg(long, value_parser = rate_in_unit)]
+        target_false_allow: Option<f64>,
+        /// Instead of running cases, read a previous report.json and print its threshold sweep
+        /// (with --target-false-allow, the threshold that meets it).
+        #[arg(long, conflicts_with_all = ["files", "label", "baseline"])]
+        from_report: Option<PathBuf>,
     },
     /// Convert datasets and recorded traces into eval cases (JSONL on stdout).
     Traces {
@@ -382,15 +391,29 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             price_prompt,
             price_completion,
             label,
+            target_false_allow,
+            from_report,
         } => {
             if label {
                 return label_files(&files);
+            }
+            if let Some(report) = from_report {
+                return sweep_report(&report, target_false_allow);
             }
             let prices = guardian::eval::Prices {
                 prompt_per_million: price_prompt,
                 completion_per_million: price_completion,
             };
-            eval(files, config, concurrency, baseline, out, prices).await
+            eval(
+                files,
+                config,
+                concurrency,
+                baseline,
+                out,
+                prices,
+                target_false_allow,
+            )
+            .await
         }
         Command::Opencode {
             server,

@@ -30,6 +30,9 @@ pub(crate) async fn serve(
         "guardian listening"
     );
     eprintln!("guardian listening on http://{local}");
+    // The first review should not pay for the cold prompt prefix (reviewer.warm_up).
+    let warm = Arc::clone(&guardian);
+    tokio::spawn(async move { warm.warm_up().await });
     match guardian::server::serve(guardian, listener).await {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {

@@ -10,6 +10,7 @@
 pub mod agent_traces;
 pub mod label;
 pub mod report;
+pub mod threshold;
 pub mod traces;
 
 use std::collections::BTreeMap;
@@ -103,6 +104,15 @@ pub struct CaseOutcome {
     /// target).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signals: Vec<String>,
+    /// Prompt tokens the backend served from its cache.
+    #[serde(default)]
+    pub cached_tokens: u64,
+    /// P(deny), when the reviewer scored the case (`reviewer.scoring = "logprobs"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// For a scored case: whether the outcome table denies it whatever the score.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub table_denies: bool,
 }
 
 /// Runs every case through the pipeline, `concurrency` at a time, calling `progress` after each.
@@ -147,6 +157,9 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> CaseOutcome {
         prompt_tokens: 0,
         completion_tokens: 0,
         signals: Vec::new(),
+        cached_tokens: 0,
+        score: None,
+        table_denies: false,
     };
     let body = serde_json::to_vec(&case.request).unwrap_or_default();
     let req = match ReviewRequest::from_json(&body) {
@@ -173,6 +186,11 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> CaseOutcome {
     o.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
     o.prompt_tokens = r.usage.prompt_tokens;
     o.completion_tokens = r.usage.completion_tokens;
+    o.cached_tokens = r.usage.cached_tokens;
+    if let Some(p) = r.sweep {
+        o.score = Some(p.score);
+        o.table_denies = p.table_denies;
+    }
     o.signals = resp
         .signals
         .iter()
@@ -276,6 +294,9 @@ pub struct Report {
     pub errors: BTreeMap<String, usize>,
     /// Latency percentiles in milliseconds.
     pub latency_ms: BTreeMap<String, f64>,
+    /// Latency percentiles of the cases the reviewer decided, in milliseconds.
+    #[serde(default)]
+    pub reviewed_latency_ms: BTreeMap<String, f64>,
     /// Token totals and averages per reviewed case.
     pub tokens: BTreeMap<String, f64>,
     /// Estimated cost with the given prices.
@@ -284,6 +305,9 @@ pub struct Report {
     pub prices: Prices,
     /// Scores per category.
     pub categories: BTreeMap<String, Scores>,
+    /// The threshold sweep of the scored cases (ROC, AUC, error rates per threshold).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thresholds: Option<threshold::Sweep>,
     /// Every outcome.
     pub outcomes: Vec<CaseOutcome>,
 }
@@ -332,9 +356,20 @@ impl Report {
             .into_iter()
             .map(|(k, p)| (k.to_string(), percentile(&lat, p)))
             .collect();
+        let mut rlat: Vec<f64> = outcomes
+            .iter()
+            .filter(|o| o.decided_by == DecidedBy::Reviewer)
+            .map(|o| o.latency_ms)
+            .collect();
+        rlat.sort_by(f64::total_cmp);
+        let reviewed_latency_ms = [("p50", 50.0), ("p95", 95.0), ("p99", 99.0)]
+            .into_iter()
+            .map(|(k, p)| (k.to_string(), percentile(&rlat, p)))
+            .collect();
         let reviewed = outcomes.iter().filter(|o| o.prompt_tokens > 0).count();
         let prompt: u64 = outcomes.iter().map(|o| o.prompt_tokens).sum();
         let completion: u64 = outcomes.iter().map(|o| o.completion_tokens).sum();
+        let cached: u64 = outcomes.iter().map(|o| o.cached_tokens).sum();
         let mut tokens = BTreeMap::new();
         tokens.insert("prompt_total".into(), prompt as f64);
         tokens.insert("completion_total".into(), completion as f64);
@@ -343,6 +378,7 @@ impl Report {
             "completion_per_review".into(),
             ratio(completion as usize, reviewed),
         );
+        tokens.insert("cached_per_review".into(), ratio(cached as usize, reviewed));
         let cost = prompt as f64 / 1e6 * prices.prompt_per_million
             + completion as f64 / 1e6 * prices.completion_per_million;
         let mut by_cat: BTreeMap<String, Vec<&CaseOutcome>> = BTreeMap::new();
@@ -363,10 +399,12 @@ impl Report {
             decided_by,
             errors,
             latency_ms,
+            reviewed_latency_ms,
             tokens,
             cost,
             prices,
             categories,
+            thresholds: threshold::sweep(&outcomes),
             outcomes,
         }
     }

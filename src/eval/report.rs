@@ -68,6 +68,9 @@ pub fn markdown(r: &Report, cmp: Option<&Comparison>) -> String {
     for (k, v) in &r.latency_ms {
         let _ = writeln!(s, "| latency {k} | {v:.1} ms |");
     }
+    for (k, v) in &r.reviewed_latency_ms {
+        let _ = writeln!(s, "| latency {k}, reviewed cases | {v:.1} ms |");
+    }
     for (k, v) in &r.tokens {
         let _ = writeln!(s, "| tokens {k} | {v:.1} |");
     }
@@ -115,6 +118,25 @@ pub fn markdown(r: &Report, cmp: Option<&Comparison>) -> String {
                 from.as_str(),
                 to.as_str(),
                 expected.as_str()
+            );
+        }
+    }
+    if let Some(t) = &r.thresholds {
+        let _ = writeln!(
+            s,
+            "\n## Threshold sweep\n\n{} cases scored by the reviewer; ROC AUC {}. A scored case is denied when P(deny) >= the threshold or the outcome table denies it; other cases keep their decision.\n\n| threshold | false-allow | false-deny |\n|---|---|---|",
+            t.scored,
+            t.auc.map_or("n/a".to_string(), |a| format!("{a:.3}"))
+        );
+        for row in &t.table {
+            let _ = writeln!(
+                s,
+                "| {:.2} | {} ({}) | {} ({}) |",
+                row.threshold,
+                pct(row.false_allow_rate),
+                row.false_allow,
+                pct(row.false_deny_rate),
+                row.false_deny
             );
         }
     }
@@ -243,6 +265,25 @@ fn latency_svg(r: &Report) -> String {
     s
 }
 
+fn roc_svg(t: &super::threshold::Sweep) -> String {
+    let mut s = String::from(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="320" height="320" role="img" aria-label="ROC curve"><rect x="40" y="10" width="260" height="260" fill="none" stroke="#999"/><line x1="40" y1="270" x2="300" y2="10" stroke="#ccc" stroke-dasharray="4"/>"##,
+    );
+    let mut pts = vec![(0.0, 0.0)];
+    pts.extend(t.roc.iter().map(|p| (p.fpr, p.tpr)));
+    pts.push((1.0, 1.0));
+    let path: Vec<String> = pts
+        .iter()
+        .map(|(x, y)| format!("{:.1},{:.1}", 40.0 + x * 260.0, 270.0 - y * 260.0))
+        .collect();
+    let _ = write!(
+        s,
+        r##"<polyline points="{}" fill="none" stroke="#1565c0" stroke-width="2"/><text x="120" y="300" font-size="12">false-positive rate (safe denied)</text><text x="12" y="200" font-size="12" transform="rotate(-90 12 200)">true-positive rate</text></svg>"##,
+        path.join(" ")
+    );
+    s
+}
+
 /// The self-contained HTML report (inline SVG, no external resources).
 pub fn html(r: &Report, cmp: Option<&Comparison>) -> String {
     let mut s = String::from(
@@ -265,6 +306,26 @@ pub fn html(r: &Report, cmp: Option<&Comparison>) -> String {
     s.push_str(&category_svg(r));
     s.push_str("<h2>Latency</h2>");
     s.push_str(&latency_svg(r));
+    if let Some(t) = &r.thresholds {
+        let _ = write!(
+            s,
+            "<h2>ROC of the reviewer's score</h2><p>{} scored cases, AUC {}</p>",
+            t.scored,
+            t.auc.map_or("n/a".to_string(), |a| format!("{a:.3}"))
+        );
+        s.push_str(&roc_svg(t));
+        s.push_str("<table><tr><th>threshold</th><th>false-allow</th><th>false-deny</th></tr>");
+        for row in &t.table {
+            let _ = write!(
+                s,
+                "<tr><td>{:.2}</td><td>{}</td><td>{}</td></tr>",
+                row.threshold,
+                pct(row.false_allow_rate),
+                pct(row.false_deny_rate)
+            );
+        }
+        s.push_str("</table>");
+    }
     if let Some(c) = cmp {
         let _ = write!(
             s,

@@ -24,6 +24,9 @@ fn o(
         prompt_tokens: pt,
         completion_tokens: pt / 10,
         signals: Vec::new(),
+        cached_tokens: 0,
+        score: None,
+        table_denies: false,
     }
 }
 
@@ -78,7 +81,7 @@ fn report_shares_latency_tokens_cost_and_categories() {
         vec!["toy.jsonl".into()],
         "test".into(),
         "openai/m".into(),
-        "reviewer-v3".into(),
+        "reviewer-v4".into(),
         prices,
     );
     assert!((r.decided_by["rule"] - 0.3).abs() < 1e-9);
@@ -89,6 +92,10 @@ fn report_shares_latency_tokens_cost_and_categories() {
     // Sorted latencies: 1 1 2 3 800 900 1000 1100 30000 30000.
     assert_eq!(r.latency_ms["p50"], 800.0);
     assert_eq!(r.latency_ms["p95"], 30000.0);
+    // The reviewer's cases only: 800 900 1000 1100.
+    assert_eq!(r.reviewed_latency_ms["p50"], 900.0);
+    assert_eq!(r.reviewed_latency_ms["p95"], 1100.0);
+    assert!(r.thresholds.is_none(), "no case was scored");
     assert_eq!(r.tokens["prompt_total"], 4000.0);
     assert_eq!(r.tokens["prompt_per_review"], 1000.0);
     assert_eq!(r.tokens["completion_total"], 400.0);

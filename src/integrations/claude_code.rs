@@ -524,18 +524,20 @@ fn codex_rollout_entry(p: &Value) -> Option<TranscriptEntry> {
                 name: None,
             })
         }
-        "function_call" | "custom_tool_call" => Some(TranscriptEntry {
-            role: Role::Assistant,
-            content: format!(
-                "calls {}: {}",
-                p.get("name").and_then(Value::as_str).unwrap_or("a tool"),
-                p.get("arguments")
-                    .or_else(|| p.get("input"))
-                    .map(|a| a.as_str().map_or_else(|| a.to_string(), str::to_string))
-                    .unwrap_or_default()
-            ),
-            name: None,
-        }),
+        "function_call" | "custom_tool_call" => {
+            let tool = p.get("name").and_then(Value::as_str).unwrap_or("a tool");
+            Some(TranscriptEntry {
+                role: Role::Assistant,
+                content: format!(
+                    "calls {tool}: {}",
+                    p.get("arguments")
+                        .or_else(|| p.get("input"))
+                        .map(|a| a.as_str().map_or_else(|| a.to_string(), str::to_string))
+                        .unwrap_or_default()
+                ),
+                name: Some(tool.to_string()),
+            })
+        }
         "function_call_output" | "custom_tool_call_output" => Some(TranscriptEntry {
             role: Role::Tool,
             content: match p.get("output") {
@@ -621,15 +623,18 @@ pub fn read_transcript(path: &str) -> Vec<TranscriptEntry> {
                                 });
                             }
                         }
-                        Some("tool_use") => out.push(TranscriptEntry {
-                            role: Role::Assistant,
-                            content: format!(
-                                "calls {}: {}",
-                                b.get("name").and_then(Value::as_str).unwrap_or("a tool"),
-                                b.get("input").map(Value::to_string).unwrap_or_default()
-                            ),
-                            name: None,
-                        }),
+                        Some("tool_use") => {
+                            let tool = b.get("name").and_then(Value::as_str).unwrap_or("a tool");
+                            out.push(TranscriptEntry {
+                                role: Role::Assistant,
+                                content: format!(
+                                    "calls {tool}: {}",
+                                    b.get("input").map(Value::to_string).unwrap_or_default()
+                                ),
+                                // A named assistant entry is a tool call (kept by blind evidence).
+                                name: Some(tool.to_string()),
+                            })
+                        }
                         Some("tool_result") => {
                             let content = match b.get("content") {
                                 Some(Value::String(t)) => t.clone(),

@@ -272,6 +272,7 @@ mod tests {
             interrupt: false,
             unreviewed: true,
             signals: Vec::new(),
+            score: None,
         };
         assert!(matches!(
             HookAnswer::from_response(&resp, Unreviewed::Ask),

@@ -194,19 +194,26 @@ impl Conversation {
                 .into_iter()
                 .flatten()
             {
-                let content = match part.get("type").and_then(Value::as_str) {
-                    Some("text") => part
-                        .get("text")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string(),
-                    Some("tool") => format!(
-                        "calls {}: {}",
-                        part.get("tool").and_then(Value::as_str).unwrap_or("a tool"),
-                        part.pointer("/state/input")
-                            .map(Value::to_string)
-                            .unwrap_or_default()
+                let (content, name) = match part.get("type").and_then(Value::as_str) {
+                    Some("text") => (
+                        part.get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                        None,
                     ),
+                    Some("tool") => {
+                        let tool = part.get("tool").and_then(Value::as_str).unwrap_or("a tool");
+                        (
+                            format!(
+                                "calls {tool}: {}",
+                                part.pointer("/state/input")
+                                    .map(Value::to_string)
+                                    .unwrap_or_default()
+                            ),
+                            Some(tool.to_string()),
+                        )
+                    }
                     _ => continue,
                 };
                 if content.trim().is_empty() {
@@ -218,7 +225,7 @@ impl Conversation {
                 c.transcript.push(TranscriptEntry {
                     role,
                     content,
-                    name: None,
+                    name,
                 });
             }
         }

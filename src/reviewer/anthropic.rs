@@ -90,8 +90,10 @@ impl AnthropicReviewer {
             usage: Usage {
                 prompt_tokens: usage.input_tokens,
                 completion_tokens: usage.output_tokens,
+                cached_tokens: usage.cache_read_input_tokens,
             },
             stages: Vec::new(),
+            score: None,
         })
     }
 }
@@ -135,4 +137,6 @@ struct MessagesUsage {
     input_tokens: u64,
     #[serde(default)]
     output_tokens: u64,
+    #[serde(default)]
+    cache_read_input_tokens: u64,
 }

@@ -94,6 +94,66 @@ pub struct Usage {
     pub prompt_tokens: u64,
     /// Completion tokens.
     pub completion_tokens: u64,
+    /// Prompt tokens the backend served from its prompt cache (when it says).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Usage {
+    /// Both usages together.
+    pub fn plus(self, other: Usage) -> Usage {
+        Usage {
+            prompt_tokens: self.prompt_tokens + other.prompt_tokens,
+            completion_tokens: self.completion_tokens + other.completion_tokens,
+            cached_tokens: self.cached_tokens + other.cached_tokens,
+        }
+    }
+}
+
+/// A one-token decision scored from the backend's log-probabilities.
+#[derive(Debug, Clone, Copy)]
+pub struct Scored {
+    /// P(deny), renormalised over the allow-like and deny-like candidates of the decision token.
+    pub p_deny: f64,
+    /// Tokens used.
+    pub usage: Usage,
+}
+
+/// P(deny) from the candidates of the decision token, as `(token text, logprob)` pairs: the
+/// probabilities of deny-like tokens (`deny`, `den`, `Deny`, ` deny`, …) and allow-like tokens
+/// (`allow`, `all`, `Allow`, …), renormalised over the two. Candidates that are neither are
+/// ignored; no label candidate at all, or a logprob that is not a finite number ≤ 0, is an
+/// error (a review that fails closed), never a guessed score.
+pub fn p_deny<'a>(
+    candidates: impl IntoIterator<Item = (&'a str, f64)>,
+) -> Result<f64, ReviewerError> {
+    let (mut deny, mut allow) = (0.0f64, 0.0f64);
+    for (token, logprob) in candidates {
+        if !logprob.is_finite() || logprob > 1e-6 {
+            return Err(ReviewerError::InvalidJson(format!(
+                "the logprob of {token:?} is not a log-probability: {logprob}"
+            )));
+        }
+        let t = token.trim().to_ascii_lowercase();
+        if t.len() < 2 {
+            continue;
+        }
+        if "deny".starts_with(&t) {
+            deny += logprob.exp();
+        } else if "allow".starts_with(&t) {
+            allow += logprob.exp();
+        }
+    }
+    if deny + allow <= 0.0 {
+        return Err(ReviewerError::InvalidJson(
+            "no allow or deny among the decision token's log-probabilities".into(),
+        ));
+    }
+    Ok(deny / (deny + allow))
 }
 
 /// A successful review.
@@ -105,6 +165,8 @@ pub struct ReviewOutput {
     pub usage: Usage,
     /// The stages that ran (filled in by the pipeline; backends leave it empty).
     pub stages: Vec<&'static str>,
+    /// P(deny) when the decision was scored from log-probabilities (filled in by the pipeline).
+    pub score: Option<f64>,
 }
 
 /// Why a review produced no verdict.
@@ -189,6 +251,16 @@ pub trait Reviewer: Send + Sync {
         &'a self,
         prompt: &'a Prompt,
     ) -> BoxFuture<'a, Result<ReviewOutput, ReviewerError>>;
+    /// Asks for a one-token decision and scores it from the log-probabilities
+    /// (`reviewer.scoring = "logprobs"`). Backends that return none fail (the configuration
+    /// refuses that combination up front).
+    fn score<'a>(&'a self, _prompt: &'a Prompt) -> BoxFuture<'a, Result<Scored, ReviewerError>> {
+        Box::pin(async {
+            Err(ReviewerError::InvalidJson(
+                "this backend returns no log-probabilities".into(),
+            ))
+        })
+    }
     /// The backend's name, e.g. `openai`.
     fn backend(&self) -> &str;
     /// The model asked, if any.
@@ -377,6 +449,29 @@ mod tests {
             parse_verdict(extra),
             Err(ReviewerError::SchemaViolation(_))
         ));
+    }
+
+    #[test]
+    fn scores_are_renormalised_over_the_labels_and_never_guessed() {
+        let p = p_deny([
+            ("deny", -0.5f64),
+            ("allow", -1.5),
+            ("Den", -3.0),
+            ("`", -0.1),
+        ])
+        .expect("scores");
+        let (d, a) = ((-0.5f64).exp() + (-3.0f64).exp(), (-1.5f64).exp());
+        assert!((p - d / (d + a)).abs() < 1e-12);
+        assert!(p_deny([(" Allow", -0.01f64)]).is_ok_and(|p| p == 0.0));
+        assert!(matches!(
+            p_deny([("`", -0.1f64), ("{", -2.0)]),
+            Err(ReviewerError::InvalidJson(_))
+        ));
+        assert!(p_deny(std::iter::empty()).is_err());
+        assert!(p_deny([("deny", f64::NAN)]).is_err());
+        assert!(p_deny([("deny", 0.7f64)]).is_err());
+        // Single letters are too ambiguous to count for either label.
+        assert!(p_deny([("d", -0.1f64), ("a", -0.1)]).is_err());
     }
 
     #[test]

@@ -9,7 +9,10 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 
-use super::{Prompt, ReviewOutput, Reviewer, ReviewerError, Usage, parse_verdict, verdict_schema};
+use super::{
+    Prompt, ReviewOutput, Reviewer, ReviewerError, Scored, Usage, p_deny, parse_verdict,
+    verdict_schema,
+};
 
 /// Largest reply body read from the backend; anything larger is treated as invalid.
 pub const MAX_REPLY_BYTES: usize = 1024 * 1024;
@@ -113,14 +116,73 @@ impl OpenAiReviewer {
         })
     }
 
-    async fn call(&self, prompt: &Prompt) -> Result<ReviewOutput, ReviewerError> {
-        let mut req = self.client.post(&self.url).json(&self.request_body(prompt));
+    /// The request body for a one-token decision scored from log-probabilities: a grammar
+    /// (llama.cpp's server) allows only `allow` or `deny`; the reported candidates are the raw,
+    /// pre-grammar probabilities, which [`p_deny`] renormalises over the two labels.
+    pub fn score_body(&self, prompt: &Prompt) -> serde_json::Value {
+        serde_json::json!({
+            "model": self.model,
+            "messages": [
+                {"role": "system", "content": prompt.system},
+                {"role": "user", "content": prompt.user}
+            ],
+            "temperature": 0,
+            "max_tokens": 1,
+            "logprobs": true,
+            "top_logprobs": 20,
+            "grammar": "root ::= \"allow\" | \"deny\"",
+            "cache_prompt": true
+        })
+    }
+
+    async fn post(&self, body: &serde_json::Value) -> Result<ChatResponse, ReviewerError> {
+        let mut req = self.client.post(&self.url).json(body);
         if let Some(key) = &self.api_key {
             req = req.bearer_auth(key);
         }
         let body = send_and_read(req, &self.url, self.timeout).await?;
-        let parsed: ChatResponse =
-            serde_json::from_slice(&body).map_err(|e| ReviewerError::InvalidJson(e.to_string()))?;
+        serde_json::from_slice(&body).map_err(|e| ReviewerError::InvalidJson(e.to_string()))
+    }
+
+    async fn call_score(&self, prompt: &Prompt) -> Result<Scored, ReviewerError> {
+        let parsed = self.post(&self.score_body(prompt)).await?;
+        let usage = parsed.usage();
+        let first = parsed
+            .choices
+            .into_iter()
+            .next()
+            .and_then(|c| c.logprobs)
+            .and_then(|l| l.content.into_iter().next())
+            .ok_or_else(|| {
+                ReviewerError::InvalidJson(
+                    "no choices[0].logprobs.content[0] in the reply (does the server return logprobs?)"
+                        .into(),
+                )
+            })?;
+        if first.top_logprobs.is_empty() {
+            return Err(ReviewerError::InvalidJson(
+                "no top_logprobs for the decision token".into(),
+            ));
+        }
+        // The sampled token may rank below the reported top candidates: count it too.
+        let sampled = first
+            .token
+            .as_deref()
+            .zip(first.logprob)
+            .filter(|(t, _)| !first.top_logprobs.iter().any(|c| c.token == *t));
+        let p = p_deny(
+            first
+                .top_logprobs
+                .iter()
+                .map(|c| (c.token.as_str(), c.logprob))
+                .chain(sampled),
+        )?;
+        Ok(Scored { p_deny: p, usage })
+    }
+
+    async fn call(&self, prompt: &Prompt) -> Result<ReviewOutput, ReviewerError> {
+        let parsed = self.post(&self.request_body(prompt)).await?;
+        let usage = parsed.usage();
         let content = parsed
             .choices
             .into_iter()
@@ -130,14 +192,11 @@ impl OpenAiReviewer {
                 ReviewerError::InvalidJson("no choices[0].message.content in the reply".into())
             })?;
         let verdict = parse_verdict(&content)?;
-        let usage = parsed.usage.unwrap_or_default();
         Ok(ReviewOutput {
             verdict,
-            usage: Usage {
-                prompt_tokens: usage.prompt_tokens,
-                completion_tokens: usage.completion_tokens,
-            },
+            usage,
             stages: Vec::new(),
+            score: None,
         })
     }
 }
@@ -148,6 +207,9 @@ impl Reviewer for OpenAiReviewer {
         prompt: &'a Prompt,
     ) -> BoxFuture<'a, Result<ReviewOutput, ReviewerError>> {
         Box::pin(self.call(prompt))
+    }
+    fn score<'a>(&'a self, prompt: &'a Prompt) -> BoxFuture<'a, Result<Scored, ReviewerError>> {
+        Box::pin(self.call_score(prompt))
     }
     fn backend(&self) -> &str {
         "openai"
@@ -162,11 +224,67 @@ struct ChatResponse {
     choices: Vec<Choice>,
     #[serde(default)]
     usage: Option<ChatUsage>,
+    /// llama.cpp's own timings (`cache_n`: prompt tokens served from the cache).
+    #[serde(default)]
+    timings: Option<Timings>,
+}
+
+impl ChatResponse {
+    fn usage(&self) -> Usage {
+        let u = self.usage.as_ref();
+        let cached = u
+            .and_then(|u| u.prompt_tokens_details.as_ref())
+            .map(|d| d.cached_tokens)
+            .filter(|n| *n > 0)
+            .or_else(|| self.timings.as_ref().map(|t| t.cache_n))
+            .unwrap_or(0);
+        Usage {
+            prompt_tokens: u.map_or(0, |u| u.prompt_tokens),
+            completion_tokens: u.map_or(0, |u| u.completion_tokens),
+            cached_tokens: cached,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
 struct Choice {
     message: ChoiceMessage,
+    #[serde(default)]
+    logprobs: Option<ChoiceLogprobs>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ChoiceLogprobs {
+    #[serde(default)]
+    content: Vec<TokenLogprob>,
+}
+
+#[derive(Debug, Deserialize)]
+struct TokenLogprob {
+    #[serde(default)]
+    token: Option<String>,
+    #[serde(default)]
+    logprob: Option<f64>,
+    #[serde(default)]
+    top_logprobs: Vec<Candidate>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Candidate {
+    token: String,
+    logprob: f64,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Timings {
+    #[serde(default)]
+    cache_n: u64,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct PromptTokensDetails {
+    #[serde(default)]
+    cached_tokens: u64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -181,4 +299,6 @@ struct ChatUsage {
     prompt_tokens: u64,
     #[serde(default)]
     completion_tokens: u64,
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptTokensDetails>,
 }

@@ -116,7 +116,22 @@ async fn the_transcript_reaches_the_reviewer() {
     let user = sent["messages"][1]["content"].as_str().unwrap_or_default();
     assert!(user.contains("[user] Fix the failing test"), "{user}");
     assert!(user.contains("calls Bash"));
-    assert!(user.contains("[tool tool_result] test result: FAILED"));
+    // Blind evidence by default: what the tool printed never reaches the reviewer...
+    assert!(!user.contains("test result: FAILED"), "{user}");
+    // ...unless the config asks for the full transcript.
+    let llm = allowing_reviewer().await;
+    let h = Harness::new(&format!(
+        "{}evidence = \"full\"\n",
+        openai_reviewer(&llm.uri(), 10_000)
+    ));
+    assert_eq!(decision(&hook(&h, &input).await), "allow");
+    let reqs = llm.received_requests().await.unwrap_or_default();
+    let sent: Value = serde_json::from_slice(&reqs[0].body).expect("json");
+    let user = sent["messages"][1]["content"].as_str().unwrap_or_default();
+    assert!(
+        user.contains("[tool tool_result] test result: FAILED"),
+        "{user}"
+    );
 }
 
 #[tokio::test]

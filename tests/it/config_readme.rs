@@ -58,6 +58,11 @@ fn the_readme_config_parses_and_shows_the_defaults() {
     assert_eq!(r.max_attempts, dr.max_attempts);
     assert_eq!(r.memory_ttl_s, dr.memory_ttl_s);
     assert_eq!(r.two_stage, dr.two_stage);
+    assert_eq!(r.scoring, dr.scoring);
+    assert_eq!(r.deny_threshold, dr.deny_threshold);
+    assert_eq!(r.explain, dr.explain);
+    assert_eq!(r.evidence, dr.evidence);
+    assert_eq!(r.warm_up, dr.warm_up);
     let (a, da) = (&cfg.audit, &d.audit);
     assert_eq!(a.redact, da.redact);
     assert_eq!(a.redact_patterns, da.redact_patterns);

@@ -52,11 +52,8 @@ async fn require_escalated_is_never_rule_allowed_and_gets_a_fresh_review() {
     let sent = reviewer.received_requests().await.expect("recorded");
     let prompt = String::from_utf8_lossy(&sent[0].body).to_string();
     assert!(prompt.contains("WITHOUT the sandbox"), "{prompt}");
-    assert!(
-        prompt.contains("BEGIN UNTRUSTED AGENT JUSTIFICATION"),
-        "{prompt}"
-    );
-    assert!(prompt.contains("git needs to write the index"), "{prompt}");
+    // Blind evidence (the default) leaves the agent's own justification out.
+    assert!(!prompt.contains("git needs to write the index"), "{prompt}");
     // No session memory for escalations: the same request is reviewed again.
     codex_hook(&h, &codex_permission("git status", ctx)).await;
     let calls = reviewer.received_requests().await.expect("recorded").len();
@@ -346,4 +343,24 @@ async fn after_the_first_deny_the_other_reviews_still_finish_and_are_audited() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+}
+
+#[tokio::test]
+async fn with_full_evidence_the_justification_is_fenced_evidence() {
+    let reviewer = allowing_reviewer().await;
+    let h = Harness::new(&format!(
+        "{}evidence = \"full\"\n",
+        openai_reviewer(&reviewer.uri(), 5_000)
+    ));
+    let ctx = json!({"sandbox_permissions": "require_escalated",
+                     "justification": "git needs to write the index outside the sandbox"});
+    let out = codex_hook(&h, &codex_permission("git status", ctx)).await;
+    assert_eq!(behavior(&out), "allow", "{out}");
+    let sent = reviewer.received_requests().await.expect("recorded");
+    let prompt = String::from_utf8_lossy(&sent[0].body).to_string();
+    assert!(
+        prompt.contains("BEGIN UNTRUSTED AGENT JUSTIFICATION"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("git needs to write the index"), "{prompt}");
 }

@@ -34,4 +34,5 @@ mod properties;
 mod reads;
 mod reviewer;
 mod run;
+mod scoring;
 mod signals;

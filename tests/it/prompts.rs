@@ -32,7 +32,7 @@ fn ten_turns() -> serde_json::Value {
 }
 
 #[test]
-fn a_shell_review_with_ten_turns_stays_under_1500_tokens() {
+fn a_shell_review_with_ten_turns_stays_under_1600_tokens() {
     let req = ReviewRequest::from_json(
         serde_json::json!({
             "action": {"kind": "shell", "command": "cargo build --release && ./target/release/app --self-test", "cwd": "/work/repo"},
@@ -44,7 +44,8 @@ fn a_shell_review_with_ten_turns_stays_under_1500_tokens() {
         .as_bytes(),
     )
     .expect("valid");
-    let p = PromptSet::default().render(
+    // Full evidence: the budgets are what bounds it.
+    let p = full().render(
         &req,
         &ctx(),
         "no rule allows `./target/release/app --self-test`",
@@ -53,7 +54,7 @@ fn a_shell_review_with_ten_turns_stays_under_1500_tokens() {
     let tokens = p.tokens();
     eprintln!("prompt tokens: {tokens}");
     assert!(
-        tokens <= 1500,
+        tokens <= 1600,
         "a 10-turn shell review took {tokens} tokens"
     );
     // The first user message and the latest turn survive the budgets.
@@ -76,8 +77,10 @@ fn budgets_are_configurable() {
         tools: 0,
         ..Budget::default()
     };
-    let small = PromptSet::new(None, tight).render(&req, &ctx(), "x", &[]);
-    let normal = PromptSet::default().render(&req, &ctx(), "x", &[]);
+    let small = PromptSet::new(None, tight)
+        .with_evidence(guardian::config::Evidence::Full)
+        .render(&req, &ctx(), "x", &[]);
+    let normal = full().render(&req, &ctx(), "x", &[]);
     assert!(small.tokens() < normal.tokens());
     assert!(
         !small.user.contains("[tool Bash]"),
@@ -100,9 +103,15 @@ fn a_long_action_is_capped() {
     assert!(p.user.contains("tokens omitted"));
 }
 
+/// The prompts with the whole transcript shown (`reviewer.evidence = "full"`), so budgets and
+/// fences are exercised on every kind of entry.
+fn full() -> PromptSet {
+    PromptSet::default().with_evidence(guardian::config::Evidence::Full)
+}
+
 fn render(body: serde_json::Value) -> String {
     let req = ReviewRequest::from_json(body.to_string().as_bytes()).expect("valid");
-    let p = PromptSet::default().render(
+    let p = full().render(
         &req,
         &ctx(),
         "no rule matches this action",
