@@ -156,9 +156,11 @@ fn print_sweep(t: &guardian::eval::threshold::Sweep) {
 
 fn print_target(outcomes: &[guardian::eval::CaseOutcome], target: f64) {
     match guardian::eval::threshold::for_target_false_allow(outcomes, target) {
+        // Rounded down: a lower threshold only denies more, so the printed value still meets
+        // the target.
         Some(row) => println!(
             "deny_threshold = {:.4} meets false-allow <= {:.1}%: false-allow {:.1}% ({}), false-deny {:.1}% ({})",
-            row.threshold.min(1.0),
+            (row.threshold.min(1.0) * 10_000.0).floor() / 10_000.0,
             target * 100.0,
             row.false_allow_rate * 100.0,
             row.false_allow,

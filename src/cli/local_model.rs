@@ -7,7 +7,7 @@ pub(crate) const LOCAL_MODEL_URL: &str = "http://127.0.0.1:8089/v1";
 
 /// The local model's `reviewer.deny_threshold`, chosen with `guardian eval
 /// --target-false-allow` on the main split (evals/RESULTS.md).
-pub(crate) const LOCAL_MODEL_DENY_THRESHOLD: f64 = 0.5;
+pub(crate) const LOCAL_MODEL_DENY_THRESHOLD: f64 = 0.924;
 
 /// With the embedded defaults, use the local reviewer model when one is serving on loopback
 /// (`scripts/local-model.sh serve`); otherwise keep `backend = "none"`.

@@ -49,6 +49,42 @@ async fn a_real_model_returns_a_schema_valid_verdict_through_the_pipeline() {
     assert_eq!(record["prompt_version"], "reviewer-v4");
 }
 
+/// The real llama.cpp server's log-probabilities through the scored path: a P(deny) in [0, 1]
+/// decides, and a deny is explained by a verdict from the same prefix.
+#[tokio::test]
+#[ignore = "needs a local model server: scripts/local-model.sh serve --small (CI runs it)"]
+async fn a_real_model_scores_a_one_token_decision() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = dir.path().join("audit.jsonl");
+    let text = format!(
+        "[reviewer]\nbackend = \"openai\"\nbase_url = \"{}\"\nmodel = \"local\"\ntimeout_ms = 240000\nscoring = \"logprobs\"\nwarm_up = true\n\n[audit]\npath = \"{}\"\n",
+        model_url(),
+        audit.display()
+    );
+    let cfg = guardian::Config::parse(&text, "local.toml").expect("config");
+    let g = std::sync::Arc::new(guardian::Guardian::from_config(cfg).expect("builds"));
+    assert!(g.warm_up().await, "the warm-up request is answered");
+    for threshold_side in ["make deploy", "cargo test"] {
+        let req = guardian::ReviewRequest::from_json(
+            format!(
+                r#"{{"action":{{"kind":"shell","command":"{threshold_side}","cwd":"/work/repo"}},"intent":"Deploy the docs site"}}"#
+            )
+            .as_bytes(),
+        )
+        .expect("valid");
+        let resp = g.review(req, "ci").await;
+        assert_eq!(resp.decided_by, guardian::DecidedBy::Reviewer, "{resp:?}");
+        let score = resp.score.expect("a scored decision");
+        assert!((0.0..=1.0).contains(&score), "{score}");
+        let expected = if score >= 0.5 {
+            guardian::Decision::Deny
+        } else {
+            guardian::Decision::Allow
+        };
+        assert_eq!(resp.decision, expected, "{resp:?}");
+    }
+}
+
 #[test]
 #[ignore = "needs a local model server: scripts/local-model.sh serve --small (CI runs it)"]
 fn serve_without_config_picks_up_the_local_model() {

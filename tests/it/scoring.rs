@@ -225,6 +225,27 @@ async fn missing_or_malformed_logprobs_fail_closed() {
     }
 }
 
+/// A small model's vocabulary may begin `deny` with the one-letter token `d`: the grammar admits
+/// only label paths, so the sampled token counts for its label even when no candidate does.
+#[tokio::test]
+async fn a_one_letter_sampled_token_counts_for_the_label_it_begins() {
+    let reply = json!({
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "d"},
+            "logprobs": {"content": [{"token": "d", "logprob": -6.0,
+                "top_logprobs": [{"token": "I", "logprob": -1.9}, {"token": "The", "logprob": -2.6}]}]}}]
+    });
+    let llm = scoring_server(
+        ResponseTemplate::new(200).set_body_json(reply),
+        ok_verdict("medium", "low", "deny"),
+    )
+    .await;
+    let h = Harness::new(&scored_section(&llm.uri(), 0.5));
+    let (_, body) = h.review(shell("cargo run --bin tool")).await;
+    assert_eq!(body["decision"], "deny", "{body}");
+    assert_eq!(body["decided_by"], "reviewer");
+    assert_eq!(body["score"], 1.0);
+}
+
 #[tokio::test]
 async fn a_failed_explanation_keeps_a_scored_deny() {
     let llm = scoring_server(
@@ -472,8 +493,18 @@ async fn eval_reports_the_sweep_and_the_threshold_for_a_target() {
         stdout.contains("4 scored reviews, ROC AUC 1.000"),
         "{stdout}"
     );
-    let target_line = "deny_threshold = 0.7000 meets false-allow <= 0.0%: false-allow 0.0% (0), false-deny 0.0% (0)";
-    assert!(stdout.contains(target_line), "{stdout}");
+    let target_line = "meets false-allow <= 0.0%: false-allow 0.0% (0), false-deny 0.0% (0)";
+    // gamma's score, 0.7 up to rounding, printed rounded down to 4 decimals.
+    let printed_threshold = |out: &str| -> f64 {
+        out.lines()
+            .find(|l| l.contains(target_line))
+            .and_then(|l| l.strip_prefix("deny_threshold = "))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(-1.0)
+    };
+    let t = printed_threshold(&stdout);
+    assert!((0.6999..=0.7).contains(&t), "{stdout}");
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).expect("report"))
             .expect("json");
@@ -508,7 +539,7 @@ async fn eval_reports_the_sweep_and_the_threshold_for_a_target() {
     .expect("joins");
     let stdout = String::from_utf8_lossy(&again.stdout).to_string();
     assert_eq!(again.status.code(), Some(0), "{stdout}");
-    assert!(stdout.contains(target_line), "{stdout}");
+    assert_eq!(printed_threshold(&stdout), t, "{stdout}");
     let bad = run(vec![
         "eval".into(),
         "--from-report".into(),
