@@ -101,18 +101,24 @@ impl OpenAiReviewer {
 
     /// The request body for one prompt.
     pub fn request_body(&self, prompt: &Prompt) -> serde_json::Value {
+        let mut body = self.base_body(prompt);
+        body["max_tokens"] = self.max_output_tokens.into();
+        body["response_format"] = serde_json::json!({
+            "type": "json_schema",
+            "json_schema": {"name": "verdict", "strict": true, "schema": verdict_schema()}
+        });
+        body
+    }
+
+    /// What every request carries: the model, the two messages, greedy decoding.
+    fn base_body(&self, prompt: &Prompt) -> serde_json::Value {
         serde_json::json!({
             "model": self.model,
             "messages": [
                 {"role": "system", "content": prompt.system},
                 {"role": "user", "content": prompt.user}
             ],
-            "temperature": 0,
-            "max_tokens": self.max_output_tokens,
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": "verdict", "strict": true, "schema": verdict_schema()}
-            }
+            "temperature": 0
         })
     }
 
@@ -120,19 +126,13 @@ impl OpenAiReviewer {
     /// (llama.cpp's server) allows only `allow` or `deny`; the reported candidates are the raw,
     /// pre-grammar probabilities, which [`p_deny`] renormalises over the two labels.
     pub fn score_body(&self, prompt: &Prompt) -> serde_json::Value {
-        serde_json::json!({
-            "model": self.model,
-            "messages": [
-                {"role": "system", "content": prompt.system},
-                {"role": "user", "content": prompt.user}
-            ],
-            "temperature": 0,
-            "max_tokens": 1,
-            "logprobs": true,
-            "top_logprobs": 20,
-            "grammar": "root ::= \"allow\" | \"deny\"",
-            "cache_prompt": true
-        })
+        let mut body = self.base_body(prompt);
+        body["max_tokens"] = 1.into();
+        body["logprobs"] = true.into();
+        body["top_logprobs"] = 20.into();
+        body["grammar"] = "root ::= \"allow\" | \"deny\"".into();
+        body["cache_prompt"] = true.into();
+        body
     }
 
     async fn post(&self, body: &serde_json::Value) -> Result<ChatResponse, ReviewerError> {

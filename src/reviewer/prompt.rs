@@ -111,12 +111,7 @@ impl PromptSet {
         why_review: &str,
         facts: &[String],
     ) -> Prompt {
-        Prompt {
-            system: self.system.clone(),
-            user: self.evidence(req, ctx, why_review, facts) + VERDICT_QUESTION,
-            version: PROMPT_VERSION,
-            sha256: self.sha.clone(),
-        }
+        self.ask(req, ctx, why_review, facts, VERDICT_QUESTION)
     }
 
     /// The one-token decision's prompt for one request: byte-identical to [`PromptSet::render`]'s
@@ -128,9 +123,21 @@ impl PromptSet {
         why_review: &str,
         facts: &[String],
     ) -> Prompt {
+        self.ask(req, ctx, why_review, facts, DECISION_QUESTION)
+    }
+
+    /// The full-review system prompt and the evidence, ending in `question`.
+    fn ask(
+        &self,
+        req: &ReviewRequest,
+        ctx: &Context,
+        why_review: &str,
+        facts: &[String],
+        question: &str,
+    ) -> Prompt {
         Prompt {
             system: self.system.clone(),
-            user: self.evidence(req, ctx, why_review, facts) + DECISION_QUESTION,
+            user: self.evidence(req, ctx, why_review, facts) + question,
             version: PROMPT_VERSION,
             sha256: self.sha.clone(),
         }
