@@ -96,9 +96,7 @@ struct Judgment {
     signals: Vec<crate::signals::Signal>,
     /// Why the outcome table denied what the reviewer allowed, when it did.
     table_override: Option<String>,
-    /// P(deny), when the reviewer's decision was scored.
-    score: Option<f64>,
-    /// What a threshold sweep needs of a scored review.
+    /// A scored review's P(deny) and what a threshold sweep needs of it.
     sweep: Option<ScorePoint>,
 }
 
@@ -176,7 +174,6 @@ impl Judgment {
             reviewer_asked: false,
             signals: Vec::new(),
             table_override: None,
-            score: None,
             sweep: None,
             cwd,
             attempts: 0,
@@ -321,20 +318,21 @@ impl Guardian {
         let ctx = Context::of(&req, &self.server_cwd, self.home.as_deref());
         let why = "warm-up";
         let started = Instant::now();
-        let ok = match r.scoring {
-            crate::config::Scoring::Logprobs => {
-                let p = self.prompts.render_decision(&req, &ctx, why, &[]);
-                tokio::time::timeout(self.review_timeout, self.reviewer.score(&p))
-                    .await
-                    .is_ok_and(|r| r.is_ok())
-            }
-            crate::config::Scoring::Label => {
-                let p = self.prompts.render(&req, &ctx, why, &[]);
-                tokio::time::timeout(self.review_timeout, self.reviewer.review(&p))
-                    .await
-                    .is_ok_and(|r| r.is_ok())
+        let answered = async {
+            match r.scoring {
+                crate::config::Scoring::Logprobs => {
+                    let p = self.prompts.render_decision(&req, &ctx, why, &[]);
+                    self.reviewer.score(&p).await.is_ok()
+                }
+                crate::config::Scoring::Label => {
+                    let p = self.prompts.render(&req, &ctx, why, &[]);
+                    self.reviewer.review(&p).await.is_ok()
+                }
             }
         };
+        let ok = tokio::time::timeout(self.review_timeout, answered)
+            .await
+            .unwrap_or(false);
         tracing::info!(
             ok,
             took_ms = started.elapsed().as_millis() as u64,
@@ -663,7 +661,7 @@ impl Guardian {
             deferred_to_user: settled.deferred,
             signals: &outcome.signals,
             table_override: outcome.table_override.as_deref(),
-            score: outcome.score,
+            score: outcome.sweep.map(|p| p.score),
         };
         let written = self.audit.append(&record).await;
         (record.tokens, record.latency_ms, written)
@@ -694,7 +692,7 @@ impl Guardian {
             interrupt: settled.interrupt.is_some(),
             unreviewed: outcome.unreviewed,
             signals: outcome.signals,
-            score: outcome.score,
+            score: sweep.map(|p| p.score),
         };
         if let Err(e) = written {
             tracing::error!(review_id = %response.id, error = %e, "audit write failed; denying");
@@ -784,7 +782,6 @@ impl Guardian {
             unreviewed: false,
             signals: Vec::new(),
             table_override: None,
-            score: None,
             sweep: None,
         };
         let sandbox_retry = req.retry.as_ref().is_some_and(|r| r.sandbox_denied);
@@ -972,11 +969,9 @@ impl Guardian {
         };
         let attempts = attempts.load(std::sync::atomic::Ordering::Relaxed);
         match result {
-            Ok(mut out) => {
-                // A scored decision: the score decides deny; an allow still meets the outcome
-                // table (which the model's verdict feeds when the action has signals).
-                let threshold = self.config.reviewer.deny_threshold;
-                let score_denies = out.score.is_some_and(|p| p >= threshold);
+            Ok(out) => {
+                // A scored review's point for threshold sweeps: would the table deny it even if
+                // the score allowed it?
                 let sweep = out.score.map(|p| ScorePoint {
                     score: p,
                     table_denies: !signals.is_empty()
@@ -990,19 +985,6 @@ impl Guardian {
                         .decision
                             == Decision::Deny,
                 });
-                if let Some(p) = out.score {
-                    out.verdict.outcome = if score_denies {
-                        crate::reviewer::Outcome::Deny
-                    } else {
-                        crate::reviewer::Outcome::Allow
-                    };
-                    if score_denies {
-                        out.verdict.rationale = format!(
-                            "P(deny) {p:.2} >= threshold {threshold:.2}: {}",
-                            out.verdict.rationale
-                        );
-                    }
-                }
                 // The outcome table runs here, in code: the model's risk raised to the signals'
                 // severities decides what its "allow" may stand for.
                 let table = crate::signals::outcome_table(&out.verdict, signals);
@@ -1029,7 +1011,6 @@ impl Guardian {
                     unreviewed: false,
                     signals: Vec::new(),
                     table_override: table.overrode,
-                    score: out.score,
                     sweep,
                 }
             }
@@ -1103,8 +1084,9 @@ impl Guardian {
     /// the model's verdict (rationale, risk, authorization) is asked for after it, with the same
     /// prompt prefix, only when the decision is a deny, the action has risk signals (the outcome
     /// table needs the model's authorization), or `explain = "always"`. An allow without a verdict
-    /// carries a rationale written by code. A failed verdict after a deny keeps the deny; after
-    /// an allow of an action with signals it fails the review (closed).
+    /// carries a rationale written by code. The score decides the verdict's outcome (the table
+    /// still bounds an allow). A failed verdict after a deny keeps the deny; after an allow of an
+    /// action with signals it fails the review (closed).
     async fn scored_review(
         &self,
         decision: &prompt::Prompt,
@@ -1126,12 +1108,29 @@ impl Guardian {
             };
         let mut usage = scored.usage;
         let mut stages = vec!["decision"];
+        let outcome = if denies {
+            Outcome::Deny
+        } else {
+            Outcome::Allow
+        };
         let explained = if explain {
             match self.call_with_retries(verdict, attempts).await {
                 Ok(out) => {
                     usage = usage.plus(out.usage);
                     stages.push("verdict");
-                    Some(out.verdict)
+                    let rationale = if denies {
+                        format!(
+                            "P(deny) {:.2} >= threshold {threshold:.2}: {}",
+                            scored.p_deny, out.verdict.rationale
+                        )
+                    } else {
+                        out.verdict.rationale
+                    };
+                    Some(Verdict {
+                        rationale,
+                        outcome,
+                        ..out.verdict
+                    })
                 }
                 Err(e) if !denies && !signals.is_empty() => return Err(e),
                 Err(e) => {
@@ -1165,7 +1164,7 @@ impl Guardian {
                 RiskLevel::Low
             },
             user_authorization: UserAuthorization::Unknown,
-            outcome: if denies { Outcome::Deny } else { Outcome::Allow },
+            outcome,
         });
         Ok(crate::reviewer::ReviewOutput {
             verdict,

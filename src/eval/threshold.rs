@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::CaseOutcome;
+use super::{CaseOutcome, ratio};
 use crate::verdict::Decision;
 
 /// The error rates of one threshold over all cases.
@@ -75,13 +75,12 @@ pub fn row_at(outcomes: &[CaseOutcome], t: f64) -> ThresholdRow {
             }
         }
     }
-    let rate = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     ThresholdRow {
         threshold: t,
         false_allow: fa,
         false_deny: fd,
-        false_allow_rate: rate(fa, unsafe_n),
-        false_deny_rate: rate(fd, safe_n),
+        false_allow_rate: ratio(fa, unsafe_n),
+        false_deny_rate: ratio(fd, safe_n),
     }
 }
 
@@ -131,13 +130,12 @@ pub fn sweep(outcomes: &[CaseOutcome]) -> Option<Sweep> {
         }
         wins / (pos.len() * neg.len()) as f64
     });
-    let rate = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     let roc = candidates(outcomes)
         .into_iter()
         .map(|t| RocPoint {
             threshold: t,
-            fpr: rate(neg.iter().filter(|s| **s >= t).count(), neg.len()),
-            tpr: rate(pos.iter().filter(|s| **s >= t).count(), pos.len()),
+            fpr: ratio(neg.iter().filter(|s| **s >= t).count(), neg.len()),
+            tpr: ratio(pos.iter().filter(|s| **s >= t).count(), pos.len()),
         })
         .collect();
     let table = (0..=20)

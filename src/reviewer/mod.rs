@@ -125,21 +125,29 @@ pub struct Scored {
 
 /// P(deny) from the candidates of the decision token, as `(token text, logprob)` pairs: the
 /// probabilities of deny-like tokens (`deny`, `den`, `Deny`, ` deny`, …) and allow-like tokens
-/// (`allow`, `all`, `Allow`, …), renormalised over the two. Candidates that are neither are
-/// ignored; no label candidate at all, or a logprob that is not a finite number ≤ 0, is an
-/// error (a review that fails closed), never a guessed score.
+/// (`allow`, `all`, `Allow`, …), renormalised over the two. Candidates that are neither (single
+/// letters included: too ambiguous among raw candidates) are ignored. `sampled` is the token the
+/// backend sampled under a grammar that admits only label paths, when the candidates do not hold
+/// it: it counts for the label it begins, even as one letter (a small model's vocabulary may start
+/// `deny` with `d`). No label at all, or a logprob that is not a finite number ≤ 0, is an error
+/// (a review that fails closed), never a guessed score.
 pub fn p_deny<'a>(
     candidates: impl IntoIterator<Item = (&'a str, f64)>,
+    sampled: Option<(&'a str, f64)>,
 ) -> Result<f64, ReviewerError> {
     let (mut deny, mut allow) = (0.0f64, 0.0f64);
-    for (token, logprob) in candidates {
+    let all = candidates
+        .into_iter()
+        .map(|c| (c, 2))
+        .chain(sampled.map(|c| (c, 1)));
+    for ((token, logprob), min_len) in all {
         if !logprob.is_finite() || logprob > 1e-6 {
             return Err(ReviewerError::InvalidJson(format!(
                 "the logprob of {token:?} is not a log-probability: {logprob}"
             )));
         }
         let t = token.trim().to_ascii_lowercase();
-        if t.len() < 2 {
+        if t.len() < min_len {
             continue;
         }
         if "deny".starts_with(&t) {
@@ -453,25 +461,30 @@ mod tests {
 
     #[test]
     fn scores_are_renormalised_over_the_labels_and_never_guessed() {
-        let p = p_deny([
-            ("deny", -0.5f64),
-            ("allow", -1.5),
-            ("Den", -3.0),
-            ("`", -0.1),
-        ])
+        let p = p_deny(
+            [
+                ("deny", -0.5f64),
+                ("allow", -1.5),
+                ("Den", -3.0),
+                ("`", -0.1),
+            ],
+            None,
+        )
         .expect("scores");
         let (d, a) = ((-0.5f64).exp() + (-3.0f64).exp(), (-1.5f64).exp());
         assert!((p - d / (d + a)).abs() < 1e-12);
-        assert!(p_deny([(" Allow", -0.01f64)]).is_ok_and(|p| p == 0.0));
+        assert!(p_deny([(" Allow", -0.01f64)], None).is_ok_and(|p| p == 0.0));
         assert!(matches!(
-            p_deny([("`", -0.1f64), ("{", -2.0)]),
+            p_deny([("`", -0.1f64), ("{", -2.0)], None),
             Err(ReviewerError::InvalidJson(_))
         ));
-        assert!(p_deny(std::iter::empty()).is_err());
-        assert!(p_deny([("deny", f64::NAN)]).is_err());
-        assert!(p_deny([("deny", 0.7f64)]).is_err());
+        assert!(p_deny(std::iter::empty(), None).is_err());
+        assert!(p_deny([("deny", f64::NAN)], None).is_err());
+        assert!(p_deny([("deny", 0.7f64)], None).is_err());
         // Single letters are too ambiguous to count for either label.
-        assert!(p_deny([("d", -0.1f64), ("a", -0.1)]).is_err());
+        assert!(p_deny([("d", -0.1f64), ("a", -0.1)], None).is_err());
+        // ...but the sampled token under the label grammar counts for the label it begins.
+        assert!(p_deny([("I", -1.9f64)], Some(("d", -6.0))).is_ok_and(|p| p == 1.0));
     }
 
     #[test]

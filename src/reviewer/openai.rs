@@ -164,31 +164,18 @@ impl OpenAiReviewer {
                 "no top_logprobs for the decision token".into(),
             ));
         }
-        // The sampled token may rank below the reported top candidates: count it too. The
-        // grammar admits only label paths, so even a one-letter sampled token (a small model's
-        // vocabulary may start `deny` with `d`) says which label it begins.
+        // The sampled token may rank below the reported top candidates: count it too.
         let sampled = first
             .token
             .as_deref()
             .zip(first.logprob)
-            .filter(|(t, _)| !first.top_logprobs.iter().any(|c| c.token == *t))
-            .map(|(t, lp)| {
-                let l = t.trim().to_ascii_lowercase();
-                let label = if !l.is_empty() && "deny".starts_with(&l) {
-                    "deny"
-                } else if !l.is_empty() && "allow".starts_with(&l) {
-                    "allow"
-                } else {
-                    t
-                };
-                (label, lp)
-            });
+            .filter(|(t, _)| !first.top_logprobs.iter().any(|c| c.token == *t));
         let p = p_deny(
             first
                 .top_logprobs
                 .iter()
-                .map(|c| (c.token.as_str(), c.logprob))
-                .chain(sampled),
+                .map(|c| (c.token.as_str(), c.logprob)),
+            sampled,
         )?;
         Ok(Scored { p_deny: p, usage })
     }
