@@ -161,13 +161,16 @@ pub fn forward_plain(
 /// reads as "no objection"), the JSON object and a newline otherwise. Anything that is not a JSON
 /// object is an error (the caller blocks).
 pub fn emit(answer: &[u8], out: &mut impl std::io::Write) -> Result<(), String> {
-    match serde_json::from_slice::<serde_json::Value>(answer) {
-        Ok(v) if v.as_object().is_some_and(serde_json::Map::is_empty) => Ok(()),
-        Ok(v) if v.is_object() => out
+    // Validated as an object without building a `serde_json::Value`: its map is hashed with a
+    // random seed (a getrandom call and the hashing code paged in, on every decision).
+    type Keys = std::collections::BTreeMap<Box<str>, serde::de::IgnoredAny>;
+    match serde_json::from_slice::<Keys>(answer) {
+        Ok(keys) if keys.is_empty() => Ok(()),
+        Ok(_) => out
             .write_all(answer)
             .and_then(|()| out.write_all(b"\n"))
             .map_err(|e| format!("cannot write the answer: {e}")),
-        _ => Err("the answer is not a JSON object".into()),
+        Err(_) => Err("the answer is not a JSON object".into()),
     }
 }
 
@@ -214,4 +217,37 @@ async fn tls(
         return Err(format!("{url} answered HTTP {}", resp.status()));
     }
     resp.bytes().await.map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::emit;
+
+    fn emitted(answer: &str) -> Result<String, String> {
+        let mut out = Vec::new();
+        emit(answer.as_bytes(), &mut out).map(|()| String::from_utf8_lossy(&out).into_owned())
+    }
+
+    #[test]
+    fn an_empty_object_prints_nothing_and_an_object_is_printed_whole() {
+        assert_eq!(emitted("{}").as_deref(), Ok(""));
+        assert_eq!(emitted(" { } ").as_deref(), Ok(""));
+        let deny = r#"{"decision":"block","reason":"r\u00e9","n":{"a":[1,2]}}"#;
+        assert_eq!(emitted(deny), Ok(format!("{deny}\n")));
+    }
+
+    #[test]
+    fn anything_but_an_object_is_an_error() {
+        for bad in [
+            "",
+            "[]",
+            "null",
+            "\"allow\"",
+            "{\"a\":",
+            "{} {}",
+            "{\"a\":1}x",
+        ] {
+            assert!(emitted(bad).is_err(), "{bad:?} was accepted");
+        }
+    }
 }

@@ -174,3 +174,61 @@ fn serve_answers_over_real_http() {
     assert_eq!(body["decision"], "deny");
     assert_eq!(body["decided_by"], "rule");
 }
+
+/// `guardian-hook` parses its few options by hand: the forms clap accepted still work, and every
+/// usage error is a block (exit 2) that says what was wrong, never a silent allow.
+#[test]
+fn guardian_hook_arguments_are_checked_and_a_usage_error_blocks() {
+    let hook = env!("CARGO_BIN_EXE_guardian-hook");
+    // No input: a usage error exits before reading it.
+    let run = |args: &[&str]| {
+        Command::new(hook)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs")
+    };
+    let help = run(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&help.stdout);
+    for option in ["<AGENT>", "--server", "--timeout", "--unreviewed"] {
+        assert!(text.contains(option), "help lacks {option}: {text}");
+    }
+    let version = run(&["-V"]);
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        format!("guardian-hook {}", env!("CARGO_PKG_VERSION"))
+    );
+    for (args, says) in [
+        (&[][..], "<AGENT> was not provided"),
+        (&["cursor"][..], "invalid value 'cursor' for '<AGENT>'"),
+        (&["codex", "--timeout", "soon"][..], "invalid value 'soon'"),
+        (
+            &["codex", "--unreviewed=allow"][..],
+            "possible values: deny, ask",
+        ),
+        (
+            &["codex", "--server"][..],
+            "a value is required for '--server",
+        ),
+        (
+            &["codex", "--verbose"][..],
+            "unexpected argument '--verbose'",
+        ),
+        (
+            &["codex", "claude-code"][..],
+            "unexpected argument 'claude-code'",
+        ),
+    ] {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} printed an answer");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    // `--opt=value` is read like `--opt value`: an unreachable server is a block naming it.
+    let out = run(&["claude-code", "--server=http://127.0.0.1:9", "--timeout=2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("127.0.0.1:9"), "{err}");
+}
