@@ -270,9 +270,13 @@ pub struct ReviewerConfig {
     pub scoring: Scoring,
     /// With `scoring = "logprobs"`: deny when P(deny) is at least this (0–1).
     pub deny_threshold: f64,
-    /// With `scoring = "logprobs"`: when the full verdict (rationale, risk, authorization) is
-    /// asked for after the decision: `deny` (denials, and actions with risk signals, which the
-    /// outcome table needs) or `always`.
+    /// With `scoring = "logprobs"`: an action with risk signals is also asked whether the user's
+    /// own words ask for it (one scored token, P(yes)); the outcome table counts the user's
+    /// authorization when P(yes) is at least this (0–1).
+    pub authorization_threshold: f64,
+    /// With `scoring = "logprobs"`: whether the model writes a verdict to explain a decision:
+    /// `deny` (denials), `always` (every review) or `never` (guardian's words only: the score and
+    /// the risk signals). It never changes the decision.
     pub explain: Explain,
     /// What the reviewer reads from the session: `blind` (the user's messages and the agent's
     /// tool calls) or `full` (also the agent's prose, tool output and justifications).
@@ -296,13 +300,12 @@ pub enum Scoring {
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Explain {
-    /// Only denials (and actions with risk signals) get the model's verdict.
+    /// A denial gets the model's written verdict, asked after the decision on the same prefix.
     Deny,
     /// Every review gets it.
     Always,
-    /// Only actions with risk signals get it (the outcome table needs it); a denial carries a
-    /// rationale written by guardian. The decisions are those of `deny`, at a fraction of the
-    /// time: for bulk evaluations and threshold sweeps.
+    /// Guardian's words only (the score, the risk signals): no generated text, so a denial costs
+    /// no more than an allow (the local model's default, where writing costs seconds).
     Never,
 }
 
@@ -382,6 +385,7 @@ impl Default for ReviewerConfig {
             budget: crate::reviewer::budget::Budget::default(),
             scoring: Scoring::Label,
             deny_threshold: 0.5,
+            authorization_threshold: 0.5,
             explain: Explain::Deny,
             evidence: Evidence::Blind,
             warm_up: false,
@@ -825,6 +829,12 @@ impl Config {
         if !(0.0..=1.0).contains(&self.reviewer.deny_threshold) {
             return Err(invalid(
                 "reviewer.deny_threshold",
+                "must be between 0 and 1",
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.reviewer.authorization_threshold) {
+            return Err(invalid(
+                "reviewer.authorization_threshold",
                 "must be between 0 and 1",
             ));
         }

@@ -108,6 +108,8 @@ pub struct ScorePoint {
     pub score: f64,
     /// Whether the outcome table denies the action even when the score allows it.
     pub table_denies: bool,
+    /// P(yes) of the authorization question, asked of actions with risk signals.
+    pub authorization: Option<f64>,
 }
 
 /// One review's answer with what evaluations also need.
@@ -322,7 +324,10 @@ impl Guardian {
             match r.scoring {
                 crate::config::Scoring::Logprobs => {
                     let p = self.prompts.render_decision(&req, &ctx, why, &[]);
-                    self.reviewer.score(&p).await.is_ok()
+                    self.reviewer
+                        .score(&p, crate::reviewer::Question::DECISION)
+                        .await
+                        .is_ok()
                 }
                 crate::config::Scoring::Label => {
                     let p = self.prompts.render(&req, &ctx, why, &[]);
@@ -662,6 +667,7 @@ impl Guardian {
             signals: &outcome.signals,
             table_override: outcome.table_override.as_deref(),
             score: outcome.sweep.map(|p| p.score),
+            authorization_score: outcome.sweep.and_then(|p| p.authorization),
         };
         let written = self.audit.append(&record).await;
         (record.tokens, record.latency_ms, written)
@@ -920,7 +926,18 @@ impl Guardian {
         let call = || async {
             let staged = async {
                 if let Some(dp) = &decision_prompt {
-                    return self.scored_review(dp, &prompt, &attempts, signals).await;
+                    let asks = ScoredPrompts {
+                        decision: dp,
+                        verdict: &prompt,
+                        authorization: &self.prompts.render_question(
+                            req,
+                            ctx,
+                            why,
+                            &facts,
+                            prompt::AUTHORIZATION_QUESTION,
+                        ),
+                    };
+                    return self.scored_review(asks, &attempts, signals).await;
                 }
                 let mut spent = Usage::default();
                 if let Some(fp) = &first_pass {
@@ -974,6 +991,7 @@ impl Guardian {
                 // the score allowed it?
                 let sweep = out.score.map(|p| ScorePoint {
                     score: p,
+                    authorization: out.authorization,
                     table_denies: !signals.is_empty()
                         && crate::signals::outcome_table(
                             &crate::reviewer::Verdict {
@@ -990,9 +1008,14 @@ impl Guardian {
                 let table = crate::signals::outcome_table(&out.verdict, signals);
                 let decision = table.decision;
                 let risk = table.risk;
+                // A table denial says why, after what the model said of the action.
+                let rationale = match &table.overrode {
+                    Some(why) => format!("{}; {why}", out.verdict.rationale),
+                    None => out.verdict.rationale,
+                };
                 let message = match decision {
-                    Decision::Allow => texts::reviewer_allow(risk.as_str(), &out.verdict.rationale),
-                    Decision::Deny => texts::reviewer_deny(risk.as_str(), &out.verdict.rationale),
+                    Decision::Allow => texts::reviewer_allow(risk.as_str(), &rationale),
+                    Decision::Deny => texts::reviewer_deny(risk.as_str(), &rationale),
                 };
                 Judgment {
                     decision,
@@ -1000,7 +1023,7 @@ impl Guardian {
                     rule: None,
                     risk_level: Some(risk),
                     user_authorization: Some(out.verdict.user_authorization),
-                    rationale: out.verdict.rationale,
+                    rationale,
                     message,
                     error: None,
                     usage: out.usage,
@@ -1080,100 +1103,140 @@ impl Guardian {
         }
     }
 
-    /// A scored review (`reviewer.scoring = "logprobs"`): a one-token decision scored as P(deny);
-    /// the model's verdict (rationale, risk, authorization) is asked for after it, with the same
-    /// prompt prefix, only when the decision is a deny, the action has risk signals (the outcome
-    /// table needs the model's authorization), or `explain = "always"`. An allow without a verdict
-    /// carries a rationale written by code. The score decides the verdict's outcome (the table
-    /// still bounds an allow). A failed verdict after a deny keeps the deny; after an allow of an
-    /// action with signals it fails the review (closed).
+    /// A scored review (`reviewer.scoring = "logprobs"`), one-token questions on one cached
+    /// prompt prefix: the decision, scored as P(deny) and compared with `deny_threshold`; for an
+    /// action with risk signals, whether the user's own words ask for it, scored as P(yes) and
+    /// compared with `authorization_threshold` (the outcome table's user authorization). A
+    /// written verdict is asked for only to explain (`explain = "deny"` for denials, `"always"`):
+    /// it never changes the decision, and a failed one keeps it. Otherwise guardian writes the
+    /// rationale (the score, the risk signals). A failed authorization question fails the review
+    /// (closed).
     async fn scored_review(
         &self,
-        decision: &prompt::Prompt,
-        verdict: &prompt::Prompt,
+        asks: ScoredPrompts<'_>,
         attempts: &std::sync::atomic::AtomicU32,
         signals: &[crate::signals::Signal],
     ) -> Result<crate::reviewer::ReviewOutput, ReviewerError> {
-        use crate::reviewer::{Outcome, UserAuthorization, Verdict};
+        use crate::config::Explain;
+        use crate::reviewer::{Outcome, Question, UserAuthorization, Verdict};
+        let r = &self.config.reviewer;
         let scored = self
-            .with_retries(attempts, || self.reviewer.score(decision))
+            .with_retries(attempts, || {
+                self.reviewer.score(asks.decision, Question::DECISION)
+            })
             .await?;
-        let threshold = self.config.reviewer.deny_threshold;
-        let denies = scored.p_deny >= threshold;
-        let explain = !signals.is_empty()
-            || match self.config.reviewer.explain {
-                crate::config::Explain::Always => true,
-                crate::config::Explain::Deny => denies,
-                crate::config::Explain::Never => false,
-            };
+        let p_deny = scored.last();
+        let threshold = r.deny_threshold;
+        let denies = p_deny >= threshold;
         let mut usage = scored.usage;
         let mut stages = vec!["decision"];
+        // The table's input, asked whatever the score (a sweep over thresholds needs it).
+        let authorization = if signals.is_empty() {
+            None
+        } else {
+            let a = self
+                .with_retries(attempts, || {
+                    self.reviewer
+                        .score(asks.authorization, Question::AUTHORIZED)
+                })
+                .await?;
+            usage = usage.plus(a.usage);
+            stages.push("authorization");
+            Some(a.last())
+        };
+        let user_authorization = match authorization {
+            None => UserAuthorization::Unknown,
+            Some(p) if p >= r.authorization_threshold.max(HIGH_AUTHORIZATION) => {
+                UserAuthorization::High
+            }
+            Some(p) if p >= r.authorization_threshold => UserAuthorization::Medium,
+            Some(_) => UserAuthorization::Low,
+        };
         let outcome = if denies {
             Outcome::Deny
         } else {
             Outcome::Allow
         };
-        let explained = if explain {
-            match self.call_with_retries(verdict, attempts).await {
+        let risk_level = if denies {
+            RiskLevel::Medium
+        } else {
+            RiskLevel::Low
+        };
+        let scored_as = format!("P(deny) {p_deny:.2} >= threshold {threshold:.2}");
+        let written = match r.explain {
+            Explain::Always => true,
+            Explain::Deny => denies,
+            Explain::Never => false,
+        };
+        let mut rationale = None;
+        if written {
+            match self.call_with_retries(asks.verdict, attempts).await {
                 Ok(out) => {
                     usage = usage.plus(out.usage);
                     stages.push("verdict");
-                    let rationale = if denies {
-                        format!(
-                            "P(deny) {:.2} >= threshold {threshold:.2}: {}",
-                            scored.p_deny, out.verdict.rationale
-                        )
+                    rationale = Some(if denies {
+                        format!("{scored_as}: {}", out.verdict.rationale)
                     } else {
                         out.verdict.rationale
-                    };
-                    Some(Verdict {
-                        rationale,
-                        outcome,
-                        ..out.verdict
-                    })
+                    });
                 }
-                Err(e) if !denies && !signals.is_empty() => return Err(e),
                 Err(e) => {
-                    tracing::warn!(error = %e, "the verdict after a scored decision failed; keeping the decision");
-                    None
+                    tracing::warn!(error = %e, "the verdict after a scored decision failed; keeping the decision")
                 }
             }
-        } else {
-            None
-        };
-        let verdict = explained.unwrap_or_else(|| Verdict {
-            rationale: if denies {
+        }
+        let rationale = rationale.unwrap_or_else(|| {
+            if denies && !signals.is_empty() {
+                let named: Vec<String> = signals.iter().map(|s| s.evidence.clone()).collect();
                 format!(
-                    "the reviewer model scored P(deny) {:.2}, at or above the threshold {threshold:.2} (no explanation {})",
-                    scored.p_deny,
-                    if self.config.reviewer.explain == crate::config::Explain::Never {
-                        "was asked for: reviewer.explain = \"never\""
+                    "the reviewer model judged it risky ({scored_as}); guardian's risk signals: {}",
+                    named.join("; ")
+                )
+            } else if denies {
+                format!(
+                    "the reviewer model judged it risky ({scored_as}); guardian found no risk signal in it (the model's written explanation {})",
+                    if r.explain == Explain::Never {
+                        "was not asked for: reviewer.explain = \"never\""
                     } else {
-                        "was available"
+                        "failed"
                     }
                 )
+            } else if let Some(p) = authorization {
+                format!(
+                    "the reviewer model scored P(deny) {p_deny:.2}, below the threshold {threshold:.2}, and P(the user asked for it) {p:.2}"
+                )
             } else {
                 format!(
-                    "the reviewer model scored P(deny) {:.2}, below the threshold {threshold:.2}, and guardian found no risk signal",
-                    scored.p_deny
+                    "the reviewer model scored P(deny) {p_deny:.2}, below the threshold {threshold:.2}, and guardian found no risk signal"
                 )
-            },
-            risk_level: if denies {
-                RiskLevel::Medium
-            } else {
-                RiskLevel::Low
-            },
-            user_authorization: UserAuthorization::Unknown,
-            outcome,
+            }
         });
         Ok(crate::reviewer::ReviewOutput {
-            verdict,
+            verdict: Verdict {
+                rationale,
+                risk_level,
+                user_authorization,
+                outcome,
+            },
             usage,
             stages,
-            score: Some(scored.p_deny),
+            score: Some(p_deny),
+            authorization,
         })
     }
 }
+
+/// The prompts of a scored review: one evidence, three last lines.
+struct ScoredPrompts<'a> {
+    decision: &'a prompt::Prompt,
+    verdict: &'a prompt::Prompt,
+    authorization: &'a prompt::Prompt,
+}
+
+/// P(yes) of the authorization question from which the user's authorization counts as high
+/// (what a high-severity signal needs, with its target named in the intent), when
+/// `authorization_threshold` is lower.
+const HIGH_AUTHORIZATION: f64 = 0.9;
 
 impl Guardian {
     /// Evaluates the policy. An action that reads directory trees may walk the file system

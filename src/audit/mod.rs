@@ -120,6 +120,9 @@ pub struct AuditRecord<'a> {
     /// P(deny) of a scored review.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
+    /// P(yes) of a scored review's authorization question (asked of actions with risk signals).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authorization_score: Option<f64>,
 }
 
 /// What the writer thread is asked to do.

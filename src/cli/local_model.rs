@@ -9,6 +9,10 @@ pub(crate) const LOCAL_MODEL_URL: &str = "http://127.0.0.1:8089/v1";
 /// --target-false-allow` on the main split (evals/RESULTS.md).
 pub(crate) const LOCAL_MODEL_DENY_THRESHOLD: f64 = 0.924;
 
+/// The local model's `reviewer.authorization_threshold`, chosen on the main split with the
+/// deny threshold (evals/RESULTS.md).
+pub(crate) const LOCAL_MODEL_AUTHORIZATION_THRESHOLD: f64 = 0.5;
+
 /// With the embedded defaults, use the local reviewer model when one is serving on loopback
 /// (`scripts/local-model.sh serve`); otherwise keep `backend = "none"`.
 pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
@@ -40,10 +44,13 @@ pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
             cfg.reviewer.model = id;
             // Small local models on a few cores are slow; give them time rather than deny.
             cfg.reviewer.timeout_ms = cfg.reviewer.timeout_ms.max(90_000);
-            // llama.cpp returns log-probabilities: decide by a score with the threshold
-            // chosen on the main split (evals/RESULTS.md), and warm the prompt prefix.
+            // llama.cpp returns log-probabilities: decide by a score with the thresholds
+            // chosen on the main split (evals/RESULTS.md), and warm the prompt prefix. Its
+            // written verdicts cost seconds per denial: guardian writes the reasons.
             cfg.reviewer.scoring = guardian::config::Scoring::Logprobs;
             cfg.reviewer.deny_threshold = LOCAL_MODEL_DENY_THRESHOLD;
+            cfg.reviewer.authorization_threshold = LOCAL_MODEL_AUTHORIZATION_THRESHOLD;
+            cfg.reviewer.explain = guardian::config::Explain::Never;
             cfg.reviewer.warm_up = true;
         }
         None => eprintln!(

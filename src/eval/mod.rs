@@ -113,6 +113,9 @@ pub struct CaseOutcome {
     /// For a scored case: whether the outcome table denies it whatever the score.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub table_denies: bool,
+    /// For a scored case with risk signals: P(yes) of the authorization question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authorization: Option<f64>,
 }
 
 /// Runs every case through the pipeline, `concurrency` at a time, calling `progress` after each.
@@ -159,6 +162,7 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> CaseOutcome {
         signals: Vec::new(),
         cached_tokens: 0,
         score: None,
+        authorization: None,
         table_denies: false,
     };
     let body = serde_json::to_vec(&case.request).unwrap_or_default();
@@ -190,6 +194,7 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> CaseOutcome {
     if let Some(p) = r.sweep {
         o.score = Some(p.score);
         o.table_denies = p.table_denies;
+        o.authorization = p.authorization;
     }
     o.signals = resp
         .signals

@@ -26,6 +26,7 @@ fn o(
         signals: Vec::new(),
         cached_tokens: 0,
         score: None,
+        authorization: None,
         table_denies: false,
     }
 }
@@ -81,7 +82,7 @@ fn report_shares_latency_tokens_cost_and_categories() {
         vec!["toy.jsonl".into()],
         "test".into(),
         "openai/m".into(),
-        "reviewer-v4".into(),
+        "reviewer-v5".into(),
         prices,
     );
     assert!((r.decided_by["rule"] - 0.3).abs() < 1e-9);

@@ -192,6 +192,7 @@ mod tests {
             cached_tokens: 0,
             signals: Vec::new(),
             score,
+            authorization: None,
             table_denies,
         }
     }

@@ -94,6 +94,7 @@ impl AnthropicReviewer {
             },
             stages: Vec::new(),
             score: None,
+            authorization: None,
         })
     }
 }

@@ -114,31 +114,68 @@ impl Usage {
     }
 }
 
-/// A one-token decision scored from the backend's log-probabilities.
-#[derive(Debug, Clone, Copy)]
+/// A question answered with one token, scored from the backend's log-probabilities: the
+/// decision (allow or deny), or whether the user asked for the action. The
+/// prompt's last line asks it; the backend constrains the answer to `labels` (llama.cpp's
+/// `grammar`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Question {
+    /// The answers, as the model writes them.
+    pub labels: &'static [&'static str],
+}
+
+impl Question {
+    /// The one-token decision: `allow` or `deny`.
+    pub const DECISION: Question = Question {
+        labels: &["allow", "deny"],
+    };
+    /// Whether the user's own words ask for the action: `no` or `yes`.
+    pub const AUTHORIZED: Question = Question {
+        labels: &["no", "yes"],
+    };
+
+    /// The llama.cpp grammar that admits exactly the labels.
+    pub fn grammar(&self) -> String {
+        let alternatives: Vec<String> = self.labels.iter().map(|l| format!("{l:?}")).collect();
+        format!("root ::= {}", alternatives.join(" | "))
+    }
+}
+
+/// A question's answer scored from the backend's log-probabilities.
+#[derive(Debug, Clone)]
 pub struct Scored {
-    /// P(deny), renormalised over the allow-like and deny-like candidates of the decision token.
-    pub p_deny: f64,
+    /// The probability of each of the question's labels, in its order, renormalised to sum 1.
+    pub probs: Vec<f64>,
     /// Tokens used.
     pub usage: Usage,
 }
 
-/// P(deny) from the candidates of the decision token, as `(token text, logprob)` pairs: the
-/// probabilities of deny-like tokens (`deny`, `den`, `Deny`, ` deny`, …) and allow-like tokens
-/// (`allow`, `all`, `Allow`, …), renormalised over the two. Candidates that are neither (single
-/// letters included: too ambiguous among raw candidates) are ignored. `sampled` is the token the
-/// backend sampled under a grammar that admits only label paths, when the candidates do not hold
-/// it: it counts for the label it begins, even as one letter (a small model's vocabulary may start
+impl Scored {
+    /// The probability of the question's last label: P(deny) for the decision, P(yes) for the
+    /// authorization.
+    pub fn last(&self) -> f64 {
+        self.probs.last().copied().unwrap_or(0.0)
+    }
+}
+
+/// The probability of each label from the candidates of the answer token, as `(token text,
+/// logprob)` pairs, renormalised over the labels. A candidate counts for the one label it begins
+/// (`den` and ` Deny` for `deny`); a candidate that begins no label or several is ignored, and so
+/// is a single letter when the labels are words (too ambiguous among raw candidates). `sampled`
+/// is the token the backend sampled under the labels' grammar, when the candidates do not hold
+/// it: it counts for the label it begins even as one letter (a small model's vocabulary may start
 /// `deny` with `d`). No label at all, or a logprob that is not a finite number ≤ 0, is an error
 /// (a review that fails closed), never a guessed score.
-pub fn p_deny<'a>(
+pub fn label_probs<'a>(
+    labels: &[&str],
     candidates: impl IntoIterator<Item = (&'a str, f64)>,
     sampled: Option<(&'a str, f64)>,
-) -> Result<f64, ReviewerError> {
-    let (mut deny, mut allow) = (0.0f64, 0.0f64);
+) -> Result<Vec<f64>, ReviewerError> {
+    let shortest = labels.iter().map(|l| l.len()).min().unwrap_or(1);
+    let mut mass = vec![0.0f64; labels.len()];
     let all = candidates
         .into_iter()
-        .map(|c| (c, 2))
+        .map(|c| (c, shortest.min(2)))
         .chain(sampled.map(|c| (c, 1)));
     for ((token, logprob), min_len) in all {
         if !logprob.is_finite() || logprob > 1e-6 {
@@ -150,18 +187,30 @@ pub fn p_deny<'a>(
         if t.len() < min_len {
             continue;
         }
-        if "deny".starts_with(&t) {
-            deny += logprob.exp();
-        } else if "allow".starts_with(&t) {
-            allow += logprob.exp();
+        let mut begun = labels
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.starts_with(t.as_str()));
+        if let (Some((i, _)), None) = (begun.next(), begun.next()) {
+            mass[i] += logprob.exp();
         }
     }
-    if deny + allow <= 0.0 {
-        return Err(ReviewerError::InvalidJson(
-            "no allow or deny among the decision token's log-probabilities".into(),
-        ));
+    let total: f64 = mass.iter().sum();
+    if total <= 0.0 {
+        return Err(ReviewerError::InvalidJson(format!(
+            "none of {} among the answer token's log-probabilities",
+            labels.join(", ")
+        )));
     }
-    Ok(deny / (deny + allow))
+    Ok(mass.into_iter().map(|m| m / total).collect())
+}
+
+/// P(deny) from the candidates of the decision token: [`label_probs`] over `allow` and `deny`.
+pub fn p_deny<'a>(
+    candidates: impl IntoIterator<Item = (&'a str, f64)>,
+    sampled: Option<(&'a str, f64)>,
+) -> Result<f64, ReviewerError> {
+    label_probs(Question::DECISION.labels, candidates, sampled).map(|p| p[1])
 }
 
 /// A successful review.
@@ -175,6 +224,9 @@ pub struct ReviewOutput {
     pub stages: Vec<&'static str>,
     /// P(deny) when the decision was scored from log-probabilities (filled in by the pipeline).
     pub score: Option<f64>,
+    /// P(yes) of the scored authorization question, when it was asked (filled in by the
+    /// pipeline).
+    pub authorization: Option<f64>,
 }
 
 /// Why a review produced no verdict.
@@ -259,10 +311,14 @@ pub trait Reviewer: Send + Sync {
         &'a self,
         prompt: &'a Prompt,
     ) -> BoxFuture<'a, Result<ReviewOutput, ReviewerError>>;
-    /// Asks for a one-token decision and scores it from the log-probabilities
-    /// (`reviewer.scoring = "logprobs"`). Backends that return none fail (the configuration
-    /// refuses that combination up front).
-    fn score<'a>(&'a self, _prompt: &'a Prompt) -> BoxFuture<'a, Result<Scored, ReviewerError>> {
+    /// Asks a one-token `question` (the prompt's last line) and scores its labels from the
+    /// log-probabilities (`reviewer.scoring = "logprobs"`). Backends that return none fail (the
+    /// configuration refuses that combination up front).
+    fn score<'a>(
+        &'a self,
+        _prompt: &'a Prompt,
+        _question: Question,
+    ) -> BoxFuture<'a, Result<Scored, ReviewerError>> {
         Box::pin(async {
             Err(ReviewerError::InvalidJson(
                 "this backend returns no log-probabilities".into(),
@@ -485,6 +541,31 @@ mod tests {
         assert!(p_deny([("d", -0.1f64), ("a", -0.1)], None).is_err());
         // ...but the sampled token under the label grammar counts for the label it begins.
         assert!(p_deny([("I", -1.9f64)], Some(("d", -6.0))).is_ok_and(|p| p == 1.0));
+    }
+
+    #[test]
+    fn every_question_is_scored_over_its_own_labels() {
+        let yes = label_probs(
+            Question::AUTHORIZED.labels,
+            [("yes", -0.2f64), ("No", -1.8), ("deny", -0.1)],
+            None,
+        )
+        .expect("scores");
+        let (y, n) = ((-0.2f64).exp(), (-1.8f64).exp());
+        assert!((yes[1] - y / (y + n)).abs() < 1e-12, "{yes:?}");
+        // One-character labels count one-character candidates, and nothing else.
+        let digits = label_probs(
+            &["1", "2", "3"],
+            [("3", -0.5f64), (" 2", -1.0), ("x", -0.1), ("37", -0.2)],
+            None,
+        )
+        .expect("scores");
+        assert!(
+            digits[2] > digits[1] && digits[1] > 0.0 && digits[0] == 0.0,
+            "{digits:?}"
+        );
+        assert!(label_probs(Question::AUTHORIZED.labels, [("maybe", -0.1f64)], None).is_err());
+        assert_eq!(Question::AUTHORIZED.grammar(), r#"root ::= "no" | "yes""#);
     }
 
     #[test]

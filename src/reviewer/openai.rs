@@ -10,8 +10,8 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 
 use super::{
-    Prompt, ReviewOutput, Reviewer, ReviewerError, Scored, Usage, p_deny, parse_verdict,
-    verdict_schema,
+    Prompt, Question, ReviewOutput, Reviewer, ReviewerError, Scored, Usage, label_probs,
+    parse_verdict, verdict_schema,
 };
 
 /// Largest reply body read from the backend; anything larger is treated as invalid.
@@ -122,15 +122,15 @@ impl OpenAiReviewer {
         })
     }
 
-    /// The request body for a one-token decision scored from log-probabilities: a grammar
-    /// (llama.cpp's server) allows only `allow` or `deny`; the reported candidates are the raw,
-    /// pre-grammar probabilities, which [`p_deny`] renormalises over the two labels.
-    pub fn score_body(&self, prompt: &Prompt) -> serde_json::Value {
+    /// The request body for a one-token question scored from log-probabilities: a grammar
+    /// (llama.cpp's server) allows only the question's labels; the reported candidates are the
+    /// raw, pre-grammar probabilities, which [`label_probs`] renormalises over the labels.
+    pub fn score_body(&self, prompt: &Prompt, question: Question) -> serde_json::Value {
         let mut body = self.base_body(prompt);
         body["max_tokens"] = 1.into();
         body["logprobs"] = true.into();
         body["top_logprobs"] = 20.into();
-        body["grammar"] = "root ::= \"allow\" | \"deny\"".into();
+        body["grammar"] = question.grammar().into();
         body["cache_prompt"] = true.into();
         body
     }
@@ -144,8 +144,12 @@ impl OpenAiReviewer {
         serde_json::from_slice(&body).map_err(|e| ReviewerError::InvalidJson(e.to_string()))
     }
 
-    async fn call_score(&self, prompt: &Prompt) -> Result<Scored, ReviewerError> {
-        let parsed = self.post(&self.score_body(prompt)).await?;
+    async fn call_score(
+        &self,
+        prompt: &Prompt,
+        question: Question,
+    ) -> Result<Scored, ReviewerError> {
+        let parsed = self.post(&self.score_body(prompt, question)).await?;
         let usage = parsed.usage();
         let first = parsed
             .choices
@@ -161,7 +165,7 @@ impl OpenAiReviewer {
             })?;
         if first.top_logprobs.is_empty() {
             return Err(ReviewerError::InvalidJson(
-                "no top_logprobs for the decision token".into(),
+                "no top_logprobs for the answer token".into(),
             ));
         }
         // The sampled token may rank below the reported top candidates: count it too.
@@ -170,14 +174,15 @@ impl OpenAiReviewer {
             .as_deref()
             .zip(first.logprob)
             .filter(|(t, _)| !first.top_logprobs.iter().any(|c| c.token == *t));
-        let p = p_deny(
+        let probs = label_probs(
+            question.labels,
             first
                 .top_logprobs
                 .iter()
                 .map(|c| (c.token.as_str(), c.logprob)),
             sampled,
         )?;
-        Ok(Scored { p_deny: p, usage })
+        Ok(Scored { probs, usage })
     }
 
     async fn call(&self, prompt: &Prompt) -> Result<ReviewOutput, ReviewerError> {
@@ -197,6 +202,7 @@ impl OpenAiReviewer {
             usage,
             stages: Vec::new(),
             score: None,
+            authorization: None,
         })
     }
 }
@@ -208,8 +214,12 @@ impl Reviewer for OpenAiReviewer {
     ) -> BoxFuture<'a, Result<ReviewOutput, ReviewerError>> {
         Box::pin(self.call(prompt))
     }
-    fn score<'a>(&'a self, prompt: &'a Prompt) -> BoxFuture<'a, Result<Scored, ReviewerError>> {
-        Box::pin(self.call_score(prompt))
+    fn score<'a>(
+        &'a self,
+        prompt: &'a Prompt,
+        question: Question,
+    ) -> BoxFuture<'a, Result<Scored, ReviewerError>> {
+        Box::pin(self.call_score(prompt, question))
     }
     fn backend(&self) -> &str {
         "openai"

@@ -39,7 +39,7 @@ async fn rule_deny_never_calls_the_reviewer() {
     assert_eq!(rec["decided_by"], "rule");
     assert_eq!(rec["session_id"], "s-1");
     assert_eq!(rec["action"]["command"], "git push origin main");
-    assert_eq!(rec["prompt_version"], "reviewer-v4");
+    assert_eq!(rec["prompt_version"], "reviewer-v5");
 }
 
 #[tokio::test]
@@ -138,7 +138,7 @@ async fn ask_reaches_the_reviewer_and_its_verdict_is_honoured() {
     assert_eq!(rec["reviewer_model"], "test-model");
     assert_eq!(rec["tokens"]["prompt_tokens"], 321);
     assert_eq!(rec["tokens"]["completion_tokens"], 45);
-    assert_eq!(rec["prompt_version"], "reviewer-v4");
+    assert_eq!(rec["prompt_version"], "reviewer-v5");
 }
 
 #[tokio::test]

@@ -114,7 +114,14 @@ async fn the_transcript_reaches_the_reviewer() {
     let reqs = llm.received_requests().await.unwrap_or_default();
     let sent: Value = serde_json::from_slice(&reqs[0].body).expect("json");
     let user = sent["messages"][1]["content"].as_str().unwrap_or_default();
-    assert!(user.contains("[user] Fix the failing test"), "{user}");
+    // The user's words, once: the transcript's first turn is the intent fenced above it.
+    assert_eq!(
+        user.matches("Fix the failing test in src/lib.rs and push when green")
+            .count(),
+        1,
+        "{user}"
+    );
+    assert!(user.contains("=== BEGIN UNTRUSTED USER INTENT ==="), "{user}");
     assert!(user.contains("calls Bash"));
     // Blind evidence by default: what the tool printed never reaches the reviewer...
     assert!(!user.contains("test result: FAILED"), "{user}");

@@ -39,7 +39,7 @@ fn eval_writes_three_reports_and_gates_on_the_false_allow_rate() {
     assert_eq!(m["false_deny"], 1);
     assert_eq!(m["false_allow_rate"], 0.5);
     assert_eq!(report["decided_by"]["fallback"], 0.25);
-    assert_eq!(report["prompt_version"], "reviewer-v4");
+    assert_eq!(report["prompt_version"], "reviewer-v5");
     let audit = std::fs::read_to_string(out.join("audit.jsonl")).expect("audit");
     assert_eq!(
         audit.lines().count(),
@@ -116,7 +116,7 @@ async fn eval_through_a_fake_reviewer_counts_reviews_and_tokens() {
         vec![],
         "t".into(),
         "openai/test-model".into(),
-        "reviewer-v4".into(),
+        "reviewer-v5".into(),
         Default::default(),
     );
     // git push: denied by rule; git status: allowed by rule (the harness policy); the two others

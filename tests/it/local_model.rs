@@ -46,7 +46,7 @@ async fn a_real_model_returns_a_schema_valid_verdict_through_the_pipeline() {
         record["tokens"]["prompt_tokens"].as_u64().unwrap_or(0) > 100,
         "{record}"
     );
-    assert_eq!(record["prompt_version"], "reviewer-v4");
+    assert_eq!(record["prompt_version"], "reviewer-v5");
 }
 
 /// The real llama.cpp server's log-probabilities through the scored path: a P(deny) in [0, 1]

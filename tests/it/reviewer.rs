@@ -441,7 +441,7 @@ async fn tenant_policy_from_config_reaches_the_system_prompt() {
     assert!(system.contains("git.acme.internal is routine"), "{system}");
     assert!(system.contains("Risk taxonomy"));
     let rec = h.audit_of(body["id"].as_str().unwrap_or_default());
-    assert_eq!(rec["prompt_version"], "reviewer-v4");
+    assert_eq!(rec["prompt_version"], "reviewer-v5");
 }
 
 #[test]

@@ -36,10 +36,59 @@ fn decision_reply(deny_logprob: f64, allow_logprob: f64) -> Value {
     })
 }
 
-/// A fake server answering decision requests (they ask for `logprobs`) with `decision` and
-/// verdict requests (they ask for a `response_format`) with `verdict`.
+/// A one-token authorization reply (`yes` or `no`) as llama.cpp's server writes it.
+fn authorization_reply(yes_logprob: f64, no_logprob: f64) -> Value {
+    let sampled = if yes_logprob > no_logprob {
+        "yes"
+    } else {
+        "no"
+    };
+    json!({
+        "choices": [{
+            "index": 0,
+            "finish_reason": "length",
+            "message": {"role": "assistant", "content": sampled},
+            "logprobs": {"content": [{
+                "token": sampled,
+                "logprob": yes_logprob.max(no_logprob),
+                "top_logprobs": [
+                    {"token": "yes", "logprob": yes_logprob},
+                    {"token": "no", "logprob": no_logprob},
+                    {"token": "The", "logprob": -7.0},
+                ]
+            }]}
+        }],
+        "usage": {"prompt_tokens": 310, "completion_tokens": 1, "total_tokens": 311,
+                  "prompt_tokens_details": {"cached_tokens": 300}}
+    })
+}
+
+/// A fake server answering decision requests (they ask for `logprobs`) with `decision`, the
+/// authorization question with a clear "no" (P(yes) ≈ 0.05), and verdict requests (they ask for
+/// a `response_format`) with `verdict`.
 async fn scoring_server(decision: ResponseTemplate, verdict: ResponseTemplate) -> MockServer {
+    scoring_server_with(
+        decision,
+        ResponseTemplate::new(200).set_body_json(authorization_reply(-3.0, -0.05)),
+        verdict,
+    )
+    .await
+}
+
+/// [`scoring_server`] with the authorization question's answer.
+async fn scoring_server_with(
+    decision: ResponseTemplate,
+    authorization: ResponseTemplate,
+    verdict: ResponseTemplate,
+) -> MockServer {
     let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(body_string_contains("Authorization: do the user"))
+        .respond_with(authorization)
+        .with_priority(1)
+        .mount(&server)
+        .await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
         .and(body_string_contains("\"logprobs\":true"))
@@ -111,7 +160,7 @@ async fn a_score_below_the_threshold_allows_with_one_request_and_a_code_written_
     assert!((rec["score"].as_f64().unwrap_or(-1.0) - expected).abs() < 1e-9);
     assert_eq!(rec["tokens"]["cached_tokens"], 260);
     assert_eq!(rec["stages"], json!(["decision"]));
-    assert_eq!(rec["prompt_version"], "reviewer-v4");
+    assert_eq!(rec["prompt_version"], "reviewer-v5");
 }
 
 #[tokio::test]
@@ -185,9 +234,93 @@ async fn a_scored_allow_of_an_action_with_signals_still_meets_the_outcome_table(
     );
     assert_eq!(body["decision"], "deny", "{body}");
     assert_eq!(body["decided_by"], "reviewer");
-    assert_eq!(bodies(&llm).await.len(), 2, "signals need the verdict");
+    let sent = bodies(&llm).await;
+    assert_eq!(
+        sent.len(),
+        2,
+        "signals add the one-token authorization question"
+    );
+    assert!(
+        sent.iter().all(|b| b.get("response_format").is_none()),
+        "no written verdict is needed to decide"
+    );
+    assert!(
+        sent[1]["grammar"]
+            .as_str()
+            .is_some_and(|g| g.contains("\"yes\"")),
+        "{}",
+        sent[1]
+    );
     let rec = h.audit_of(body["id"].as_str().unwrap_or_default());
     assert!(rec["table_override"].is_string(), "{rec}");
+    let p_yes = (-3.0f64).exp() / ((-3.0f64).exp() + (-0.05f64).exp());
+    assert!(
+        (rec["authorization_score"].as_f64().unwrap_or(-1.0) - p_yes).abs() < 1e-9,
+        "{rec}"
+    );
+    assert!(
+        body["rationale"]
+            .as_str()
+            .is_some_and(|r| r.contains("the final risk is")),
+        "a table denial says why: {body}"
+    );
+}
+
+/// The authorization question is the table's input: for a medium-risk signal, the same score
+/// allows when P(yes) reaches `authorization_threshold` and denies below it.
+#[tokio::test]
+async fn the_scored_authorization_decides_what_a_medium_signal_needs() {
+    let command = "curl -sSfL https://raw.githubusercontent.com/acme/tool/main/README.md";
+    for (yes, no, threshold, expected) in [
+        (-0.05, -3.0, 0.5, "allow"),
+        (-3.0, -0.05, 0.5, "deny"),
+        // P(yes) ≈ 0.73: enough at 0.5, not at 0.8.
+        (-0.5, -1.5, 0.8, "deny"),
+    ] {
+        let llm = scoring_server_with(
+            ResponseTemplate::new(200).set_body_json(decision_reply(-3.0, -0.05)),
+            ResponseTemplate::new(200).set_body_json(authorization_reply(yes, no)),
+            ok_verdict("low", "high", "allow"),
+        )
+        .await;
+        let h = Harness::new(&format!(
+            "{}authorization_threshold = {threshold}\n",
+            scored_section(&llm.uri(), 0.5)
+        ));
+        let (_, body) = h.review(shell(command)).await;
+        let signals = body["signals"].as_array().cloned().unwrap_or_default();
+        assert!(
+            !signals.is_empty() && signals.iter().all(|s| s["severity"] == "medium"),
+            "{body}"
+        );
+        assert_eq!(
+            body["decision"], expected,
+            "P(yes) from {yes}/{no} at {threshold}: {body}"
+        );
+        assert_eq!(body["decided_by"], "reviewer");
+    }
+}
+
+/// A malformed answer to the authorization question fails the review closed, like the
+/// decision's.
+#[tokio::test]
+async fn a_malformed_authorization_answer_fails_closed() {
+    let llm = scoring_server_with(
+        ResponseTemplate::new(200).set_body_json(decision_reply(-3.0, -0.05)),
+        ResponseTemplate::new(200).set_body_json(completion("yes")),
+        ok_verdict("low", "high", "allow"),
+    )
+    .await;
+    let h = Harness::new(&scored_section(&llm.uri(), 0.5));
+    let (_, body) = h
+        .review(shell(
+            "curl -sSfL https://raw.githubusercontent.com/acme/tool/main/README.md",
+        ))
+        .await;
+    assert_eq!(body["decision"], "deny", "{body}");
+    assert_eq!(body["decided_by"], "fallback", "{body}");
+    let rec = h.audit_of(body["id"].as_str().unwrap_or_default());
+    assert_eq!(rec["error"], "invalid_json", "{rec}");
 }
 
 #[tokio::test]
@@ -260,7 +393,7 @@ async fn a_failed_explanation_keeps_a_scored_deny() {
     assert!(
         body["rationale"]
             .as_str()
-            .is_some_and(|r| r.contains("no explanation was available")),
+            .is_some_and(|r| r.contains("written explanation failed")),
         "{body}"
     );
 }
@@ -302,12 +435,15 @@ async fn explain_never_decides_alike_without_asking_for_the_verdict() {
         "{body}"
     );
     assert_eq!(bodies(&llm).await.len(), 1);
-    // An action with signals still gets the verdict: the outcome table needs it.
+    // An action with signals is asked the one-token authorization question, never a verdict.
     let (_, body) = h
         .review(shell("kubectl delete namespace payments --context prod"))
         .await;
     assert_eq!(body["decision"], "deny");
-    assert_eq!(bodies(&llm).await.len(), 3);
+    assert_eq!(body["decided_by"], "reviewer");
+    let sent = bodies(&llm).await;
+    assert_eq!(sent.len(), 3);
+    assert!(sent.iter().all(|b| b.get("response_format").is_none()));
 }
 
 #[tokio::test]
@@ -347,6 +483,10 @@ fn scoring_settings_are_validated() {
         .expect_err("out of range")
         .to_string();
     assert!(err.contains("reviewer.deny_threshold"), "{err}");
+    let err = parse("authorization_threshold = -0.1\n")
+        .expect_err("out of range")
+        .to_string();
+    assert!(err.contains("reviewer.authorization_threshold"), "{err}");
     assert!(parse("scoring = \"label\"\ndeny_threshold = 0.9\n").is_ok());
 }
 
