@@ -187,6 +187,7 @@ pub fn detect(
                 for text in [content, d].into_iter().flatten() {
                     secrets_in(text, "the content written", &mut out);
                     download_exec_in(text, "the content written", &mut out);
+                    registry_config_in(p, text, &mut out);
                 }
             }
         }
@@ -442,6 +443,7 @@ fn command_signals(c: &SimpleCommand, ctx: &Context, cfg: &SignalsConfig, out: &
             "sudoers",
         )),
         "docker" | "podman" => container_signals(c, out),
+        "gh" => gh_signals(c, out),
         _ => {}
     }
     sql_signals(c, out);
@@ -1091,6 +1093,32 @@ fn git_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
                     .map_or("git config", String::as_str),
             ))
         }
+        // `git submodule foreach CMD` runs CMD in every submodule: judge its words.
+        "submodule" if rest.first().is_some_and(|x| x == "foreach") => {
+            let script = rest[1..]
+                .iter()
+                .filter(|x| !x.starts_with("--"))
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_ascii_lowercase();
+            let destroys = script.contains("reset --hard")
+                || script
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .windows(2)
+                    .any(|w| w[0] == "clean" && w[1].starts_with('-') && w[1].contains('f'))
+                || script.contains("push --force")
+                || script.contains("push -f");
+            if destroys {
+                out.push(sig(
+                    Category::Destructive,
+                    Severity::High,
+                    format!("`{}` discards work in every submodule", c.text),
+                    "submodules",
+                ));
+            }
+        }
         "remote" if matches!(rest.first().map(String::as_str), Some("add" | "set-url")) => out
             .push(sig(
                 Category::RemoteHistory,
@@ -1099,6 +1127,27 @@ fn git_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
                 rest.get(1).map_or("remote", String::as_str),
             )),
         _ => {}
+    }
+}
+
+/// GitHub CLI calls that publish a repository.
+fn gh_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
+    let a = args(c);
+    let public = a
+        .windows(2)
+        .any(|w| w[0] == "--visibility" && w[1] == "public")
+        || a.iter()
+            .any(|x| x == "--visibility=public" || x == "--public");
+    if a.first().is_some_and(|x| x == "repo")
+        && matches!(a.get(1).map(String::as_str), Some("edit" | "create"))
+        && public
+    {
+        out.push(sig(
+            Category::NetworkEgress,
+            Severity::High,
+            format!("`{}` makes a repository public", c.text),
+            a.get(2).map_or("repository", String::as_str),
+        ));
     }
 }
 
@@ -1479,6 +1528,7 @@ fn supply_chain_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
         ));
         return;
     }
+    typosquat_signals(c, name, out);
     let installs = a
         .iter()
         .any(|x| matches!(x.as_str(), "install" | "add" | "i"));
@@ -1501,6 +1551,292 @@ fn supply_chain_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
                 format!("`{}` installs from {x}", c.text),
                 x,
             ));
+        }
+    }
+}
+
+/// Popular packages per ecosystem, whose look-alikes are how typosquatting gets installed.
+const POPULAR_NPM: &[&str] = &[
+    "react",
+    "react-dom",
+    "lodash",
+    "express",
+    "axios",
+    "chalk",
+    "commander",
+    "moment",
+    "request",
+    "debug",
+    "cross-env",
+    "dotenv",
+    "typescript",
+    "webpack",
+    "eslint",
+    "prettier",
+    "jest",
+    "mocha",
+    "nodemon",
+    "uuid",
+    "yargs",
+    "rimraf",
+    "mkdirp",
+    "underscore",
+    "bluebird",
+    "body-parser",
+    "jsonwebtoken",
+    "bcrypt",
+    "mongoose",
+    "socket.io",
+    "redux",
+    "vitest",
+    "electron",
+    "puppeteer",
+    "cheerio",
+    "semver",
+    "minimist",
+    "inquirer",
+    "date-fns",
+    "dayjs",
+    "node-fetch",
+    "fs-extra",
+    "esbuild",
+    "rollup",
+    "tailwindcss",
+    "postcss",
+    "jquery",
+    "bootstrap",
+    "nodemailer",
+    "coffee-script",
+    "babel-cli",
+    "http-proxy",
+    "event-stream",
+    "ua-parser-js",
+    "discord.js",
+];
+const POPULAR_PYPI: &[&str] = &[
+    "requests",
+    "urllib3",
+    "python-dateutil",
+    "numpy",
+    "pandas",
+    "django",
+    "flask",
+    "fastapi",
+    "pyyaml",
+    "setuptools",
+    "boto3",
+    "botocore",
+    "certifi",
+    "charset-normalizer",
+    "cryptography",
+    "pytest",
+    "pillow",
+    "matplotlib",
+    "scipy",
+    "scikit-learn",
+    "beautifulsoup4",
+    "sqlalchemy",
+    "jinja2",
+    "colorama",
+    "httpx",
+    "pydantic",
+    "psycopg2",
+    "celery",
+    "selenium",
+    "openai",
+    "tensorflow",
+    "virtualenv",
+    "uvicorn",
+    "gunicorn",
+    "aiohttp",
+    "jsonschema",
+    "simplejson",
+    "python-dotenv",
+    "opencv-python",
+    "pycryptodome",
+    "paramiko",
+    "docutils",
+    "markdown",
+];
+const POPULAR_GO: &[&str] = &[
+    "github.com/gorilla/mux",
+    "github.com/sirupsen/logrus",
+    "github.com/spf13/cobra",
+    "github.com/spf13/viper",
+    "github.com/stretchr/testify",
+    "github.com/gin-gonic/gin",
+    "github.com/pkg/errors",
+    "github.com/google/uuid",
+    "github.com/golang/protobuf",
+    "google.golang.org/grpc",
+    "github.com/labstack/echo",
+    "github.com/go-chi/chi",
+    "go.uber.org/zap",
+    "github.com/jackc/pgx",
+    "github.com/lib/pq",
+    "gorm.io/gorm",
+    "github.com/redis/go-redis",
+    "github.com/prometheus/client_golang",
+    "github.com/urfave/cli",
+];
+const POPULAR_CRATES: &[&str] = &[
+    "serde",
+    "serde_json",
+    "tokio",
+    "rand",
+    "clap",
+    "reqwest",
+    "regex",
+    "anyhow",
+    "thiserror",
+    "env_logger",
+    "chrono",
+    "hyper",
+    "axum",
+    "futures",
+    "lazy_static",
+    "once_cell",
+    "itertools",
+    "proc-macro2",
+    "rayon",
+    "tracing",
+    "bytes",
+    "base64",
+    "url",
+];
+const POPULAR_GEMS: &[&str] = &[
+    "rails", "rake", "bundler", "nokogiri", "rspec", "devise", "puma", "sinatra", "rack",
+];
+
+/// The popular package `pkg` imitates, if it is a look-alike: the same name of five letters or
+/// more once `-`, `_`, `.` and digits are dropped (`crossenv`, `python3-dateutil`; not `boto`
+/// for `boto3`), or one edit away from a name of at least six letters (`gorillla/mux`,
+/// `reqeusts`, a transposition counting as one).
+pub fn typosquat_of(pkg: &str, popular: &'static [&'static str]) -> Option<&'static str> {
+    let pkg = pkg.to_ascii_lowercase();
+    if pkg.is_empty() || popular.contains(&pkg.as_str()) {
+        return None;
+    }
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '-' | '_' | '.') && !c.is_ascii_digit())
+            .collect()
+    };
+    let squashed = squash(&pkg);
+    popular.iter().copied().find(|p| {
+        (squashed.len() >= 5 && squash(p) == squashed)
+            || (p.len() >= 6 && strsim::damerau_levenshtein(p, &pkg) == 1)
+    })
+}
+
+/// Installs (and `npx` runs) of a package whose name imitates a popular one.
+fn typosquat_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
+    let a = args(c);
+    let popular = match name {
+        "npm" | "pnpm" | "yarn" | "bun" | "npx" => POPULAR_NPM,
+        "go" => POPULAR_GO,
+        "cargo" => POPULAR_CRATES,
+        "gem" => POPULAR_GEMS,
+        _ => POPULAR_PYPI,
+    };
+    let operands: Vec<&String> = a.iter().filter(|x| !x.starts_with('-')).collect();
+    let packages: Vec<&String> = if name == "npx" {
+        operands.into_iter().take(1).collect()
+    } else {
+        let Some(i) = operands
+            .iter()
+            .position(|x| matches!(x.as_str(), "install" | "add" | "i" | "get"))
+        else {
+            return;
+        };
+        operands.into_iter().skip(i + 1).collect()
+    };
+    for p in packages {
+        // The name without its version or extras: `x@1.2`, `x==1.2`, `x[extra]`, `@scope/x@1`.
+        let bare = match p.char_indices().skip(1).find(|(_, ch)| *ch == '@') {
+            Some((i, _)) => &p[..i],
+            None => p.as_str(),
+        };
+        let bare = bare
+            .split(['=', '<', '>', '~', '!', '[', ';'])
+            .next()
+            .unwrap_or(bare);
+        if let Some(real) = typosquat_of(bare, popular) {
+            out.push(sig(
+                Category::SupplyChain,
+                Severity::High,
+                format!(
+                    "`{}` installs `{bare}`, a look-alike of the popular package `{real}` (typosquatting)",
+                    c.text
+                ),
+                bare,
+            ));
+        }
+    }
+}
+
+/// A package-manager config file (`.npmrc`, `.yarnrc`, `pip.conf`, …) written to point at a
+/// registry other than the default, or to stop checking TLS.
+fn registry_config_in(path: &Path, text: &str, out: &mut Vec<Signal>) {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let config = matches!(
+        name,
+        ".npmrc" | ".yarnrc" | ".yarnrc.yml" | "pip.conf" | "pip.ini" | ".pypirc" | "bunfig.toml"
+    ) || (name.starts_with("config") && path.to_string_lossy().contains("/.cargo/"));
+    if !config {
+        return;
+    }
+    const DEFAULTS: &[&str] = &[
+        "registry.npmjs.org",
+        "registry.yarnpkg.com",
+        "pypi.org",
+        "files.pythonhosted.org",
+        "upload.pypi.org",
+        "crates.io",
+        "index.crates.io",
+    ];
+    for line in text.lines() {
+        // A diff's removed lines and context say nothing about what is written.
+        if line.starts_with('-') || line.starts_with("@@") {
+            continue;
+        }
+        let l = line.trim_start_matches('+').trim().to_ascii_lowercase();
+        let key_value = l.split_once(['=', ':']).map(|(k, v)| (k.trim(), v.trim()));
+        let Some((key, value)) = key_value else {
+            continue;
+        };
+        let insecure = matches!(key, "strict-ssl" | "strictssl" | "enablestrictssl")
+            && value.trim_matches('"') == "false"
+            || key == "trusted-host";
+        let registry = key.ends_with("registry")
+            || key == "npmregistryserver"
+            || key.ends_with("index-url")
+            || key == "index"
+            || key == "repository";
+        let host = value
+            .trim_matches('"')
+            .split("://")
+            .nth(1)
+            .unwrap_or("")
+            .split(['/', ':'])
+            .next()
+            .unwrap_or("");
+        if insecure || (registry && !host.is_empty() && !DEFAULTS.contains(&host)) {
+            out.push(sig(
+                Category::SupplyChain,
+                Severity::High,
+                format!(
+                    "writes {} so that packages come {}",
+                    path.display(),
+                    if insecure {
+                        "without TLS verification".to_string()
+                    } else {
+                        format!("from {host}")
+                    }
+                ),
+                if host.is_empty() { name } else { host },
+            ));
+            return;
         }
     }
 }
@@ -1559,6 +1895,21 @@ fn mcp_signals(server: &str, tool: &str, args: &str, cfg: &SignalsConfig, out: &
     let any = |list: &[&str]| words.iter().any(|w| list.iter().any(|v| w.starts_with(v)));
     let who = format!("{server}/{tool}");
     let recipient = recipient_of(args).unwrap_or_else(|| who.clone());
+    let compact: String = args
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if words.iter().any(|w| w.starts_with("repo"))
+        && (compact.contains("\"private\":false") || compact.contains("\"visibility\":\"public\""))
+    {
+        out.push(sig(
+            Category::NetworkEgress,
+            Severity::High,
+            format!("{who} makes a repository public"),
+            &recipient,
+        ));
+    }
     if any(&[
         "send", "post", "share", "publish", "upload", "email", "mail", "message", "tweet",
         "forward", "invite", "notify",
