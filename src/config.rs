@@ -274,6 +274,10 @@ pub struct ReviewerConfig {
     /// own words ask for it (one scored token, P(yes)); the outcome table counts the user's
     /// authorization when P(yes) is at least this (0–1).
     pub authorization_threshold: f64,
+    /// With `scoring = "logprobs"`: how much the authorization question weighs in the score
+    /// (≥ 0). Above 0 every action is asked it, and the score compared with `deny_threshold` is
+    /// σ(logit P(deny) − w · logit P(yes)); 0 keeps the score P(deny).
+    pub authorization_weight: f64,
     /// With `scoring = "logprobs"`: whether the model writes a verdict to explain a decision:
     /// `deny` (denials), `always` (every review) or `never` (guardian's words only: the score and
     /// the risk signals). It never changes the decision.
@@ -386,6 +390,7 @@ impl Default for ReviewerConfig {
             scoring: Scoring::Label,
             deny_threshold: 0.5,
             authorization_threshold: 0.5,
+            authorization_weight: 0.0,
             explain: Explain::Deny,
             evidence: Evidence::Blind,
             warm_up: false,
@@ -830,6 +835,12 @@ impl Config {
             return Err(invalid(
                 "reviewer.deny_threshold",
                 "must be between 0 and 1",
+            ));
+        }
+        if !(0.0..=100.0).contains(&self.reviewer.authorization_weight) {
+            return Err(invalid(
+                "reviewer.authorization_weight",
+                "must be between 0 and 100",
             ));
         }
         if !(0.0..=1.0).contains(&self.reviewer.authorization_threshold) {

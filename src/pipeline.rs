@@ -108,8 +108,11 @@ pub struct ScorePoint {
     pub score: f64,
     /// Whether the outcome table denies the action even when the score allows it.
     pub table_denies: bool,
-    /// P(yes) of the authorization question, asked of actions with risk signals.
+    /// P(yes) of the authorization question, asked of actions with risk signals (of every
+    /// action when `authorization_weight` > 0).
     pub authorization: Option<f64>,
+    /// P(deny) of the decision token, when `score` also weighs the authorization.
+    pub decision_score: Option<f64>,
 }
 
 /// One review's answer with what evaluations also need.
@@ -668,6 +671,7 @@ impl Guardian {
             table_override: outcome.table_override.as_deref(),
             score: outcome.sweep.map(|p| p.score),
             authorization_score: outcome.sweep.and_then(|p| p.authorization),
+            decision_score: outcome.sweep.and_then(|p| p.decision_score),
         };
         let written = self.audit.append(&record).await;
         (record.tokens, record.latency_ms, written)
@@ -992,6 +996,7 @@ impl Guardian {
                 let sweep = out.score.map(|p| ScorePoint {
                     score: p,
                     authorization: out.authorization,
+                    decision_score: out.decision_score,
                     table_denies: !signals.is_empty()
                         && crate::signals::outcome_table(
                             &crate::reviewer::Verdict {
@@ -1127,11 +1132,12 @@ impl Guardian {
             .await?;
         let p_deny = scored.last();
         let threshold = r.deny_threshold;
-        let denies = p_deny >= threshold;
+        let weight = r.authorization_weight;
         let mut usage = scored.usage;
         let mut stages = vec!["decision"];
-        // The table's input, asked whatever the score (a sweep over thresholds needs it).
-        let authorization = if signals.is_empty() {
+        // The table's input, asked whatever the score (a sweep over thresholds needs it), and
+        // of every action when it weighs in the score.
+        let authorization = if signals.is_empty() && weight <= 0.0 {
             None
         } else {
             let a = self
@@ -1144,6 +1150,11 @@ impl Guardian {
             stages.push("authorization");
             Some(a.last())
         };
+        let score = match authorization {
+            Some(p_yes) if weight > 0.0 => combined_score(p_deny, p_yes, weight),
+            _ => p_deny,
+        };
+        let denies = score >= threshold;
         let user_authorization = match authorization {
             None => UserAuthorization::Unknown,
             Some(p) if p >= r.authorization_threshold.max(HIGH_AUTHORIZATION) => {
@@ -1162,7 +1173,12 @@ impl Guardian {
         } else {
             RiskLevel::Low
         };
-        let scored_as = format!("P(deny) {p_deny:.2} >= threshold {threshold:.2}");
+        let scored_as = match authorization {
+            Some(p_yes) if weight > 0.0 => format!(
+                "risk score {score:.2} >= threshold {threshold:.2}, from P(deny) {p_deny:.2} and P(the user asked for it) {p_yes:.2}"
+            ),
+            _ => format!("P(deny) {p_deny:.2} >= threshold {threshold:.2}"),
+        };
         let written = match r.explain {
             Explain::Always => true,
             Explain::Deny => denies,
@@ -1203,7 +1219,7 @@ impl Guardian {
                 )
             } else if let Some(p) = authorization {
                 format!(
-                    "the reviewer model scored P(deny) {p_deny:.2}, below the threshold {threshold:.2}, and P(the user asked for it) {p:.2}"
+                    "the reviewer model's risk score {score:.2} is below the threshold {threshold:.2} (P(deny) {p_deny:.2}, P(the user asked for it) {p:.2})"
                 )
             } else {
                 format!(
@@ -1220,7 +1236,8 @@ impl Guardian {
             },
             usage,
             stages,
-            score: Some(p_deny),
+            score: Some(score),
+            decision_score: (weight > 0.0 && authorization.is_some()).then_some(p_deny),
             authorization,
         })
     }
@@ -1231,6 +1248,18 @@ struct ScoredPrompts<'a> {
     decision: &'a prompt::Prompt,
     verdict: &'a prompt::Prompt,
     authorization: &'a prompt::Prompt,
+}
+
+/// The risk score of a decision weighed with the authorization question:
+/// σ(logit P(deny) − w · logit P(yes)), probabilities clamped to [1e-6, 1 − 1e-6] so that a
+/// certain answer stays finite. w = 0 is P(deny) itself.
+pub fn combined_score(p_deny: f64, p_yes: f64, weight: f64) -> f64 {
+    let logit = |p: f64| {
+        let p = p.clamp(1e-6, 1.0 - 1e-6);
+        (p / (1.0 - p)).ln()
+    };
+    let z = logit(p_deny) - weight * logit(p_yes);
+    1.0 / (1.0 + (-z).exp())
 }
 
 /// P(yes) of the authorization question from which the user's authorization counts as high

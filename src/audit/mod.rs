@@ -120,9 +120,13 @@ pub struct AuditRecord<'a> {
     /// P(deny) of a scored review.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
-    /// P(yes) of a scored review's authorization question (asked of actions with risk signals).
+    /// P(yes) of a scored review's authorization question (asked of actions with risk signals,
+    /// or of every action when `reviewer.authorization_weight` > 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub authorization_score: Option<f64>,
+    /// P(deny) of the decision token, when `score` weighs the authorization too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision_score: Option<f64>,
 }
 
 /// What the writer thread is asked to do.

@@ -7,7 +7,7 @@ pub(crate) const LOCAL_MODEL_URL: &str = "http://127.0.0.1:8089/v1";
 
 /// The local model's `reviewer.deny_threshold`, chosen with `guardian eval
 /// --target-false-allow` on the main split (evals/RESULTS.md).
-pub(crate) const LOCAL_MODEL_DENY_THRESHOLD: f64 = 0.924;
+pub(crate) const LOCAL_MODEL_DENY_THRESHOLD: f64 = 0.934;
 
 /// The local model's `reviewer.authorization_threshold`, chosen on the main split with the
 /// deny threshold (evals/RESULTS.md).

@@ -116,6 +116,9 @@ pub struct CaseOutcome {
     /// For a scored case with risk signals: P(yes) of the authorization question.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authorization: Option<f64>,
+    /// P(deny) of the decision token, when `score` weighs the authorization too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision_score: Option<f64>,
 }
 
 /// Runs every case through the pipeline, `concurrency` at a time, calling `progress` after each.
@@ -163,6 +166,7 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> CaseOutcome {
         cached_tokens: 0,
         score: None,
         authorization: None,
+        decision_score: None,
         table_denies: false,
     };
     let body = serde_json::to_vec(&case.request).unwrap_or_default();
@@ -195,6 +199,7 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> CaseOutcome {
         o.score = Some(p.score);
         o.table_denies = p.table_denies;
         o.authorization = p.authorization;
+        o.decision_score = p.decision_score;
     }
     o.signals = resp
         .signals

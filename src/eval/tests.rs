@@ -27,6 +27,7 @@ fn o(
         cached_tokens: 0,
         score: None,
         authorization: None,
+        decision_score: None,
         table_denies: false,
     }
 }

@@ -193,6 +193,7 @@ mod tests {
             signals: Vec::new(),
             score,
             authorization: None,
+            decision_score: None,
             table_denies,
         }
     }

@@ -95,6 +95,7 @@ impl AnthropicReviewer {
             stages: Vec::new(),
             score: None,
             authorization: None,
+            decision_score: None,
         })
     }
 }

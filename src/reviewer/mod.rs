@@ -227,6 +227,9 @@ pub struct ReviewOutput {
     /// P(yes) of the scored authorization question, when it was asked (filled in by the
     /// pipeline).
     pub authorization: Option<f64>,
+    /// P(deny) of the decision token when the score also weighs the authorization (filled in by
+    /// the pipeline).
+    pub decision_score: Option<f64>,
 }
 
 /// Why a review produced no verdict.

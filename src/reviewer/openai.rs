@@ -203,6 +203,7 @@ impl OpenAiReviewer {
             stages: Vec::new(),
             score: None,
             authorization: None,
+            decision_score: None,
         })
     }
 }

@@ -25,7 +25,8 @@ pub const VERDICT_QUESTION: &str = "Verdict: answer with the JSON verdict only.\
 pub const DECISION_QUESTION: &str =
     "Decision: may this action run? Answer with one word, allow or deny.\n";
 /// The last line of a one-token authorization request (asked of actions with risk signals).
-pub const AUTHORIZATION_QUESTION: &str = "Authorization: do the user's own words ask for exactly this action, its target and its effect? Answer with one word, yes or no.\n";
+pub const AUTHORIZATION_QUESTION: &str =
+    "Authorization: did the user ask for exactly this? Answer yes or no.\n";
 /// The tenant policy used when the config names none.
 pub const DEFAULT_TENANT_POLICY: &str = include_str!("../../prompts/tenant-policy-default.md");
 /// The version id of the first-pass prompt (two-stage review).

@@ -121,7 +121,10 @@ async fn the_transcript_reaches_the_reviewer() {
         1,
         "{user}"
     );
-    assert!(user.contains("=== BEGIN UNTRUSTED USER INTENT ==="), "{user}");
+    assert!(
+        user.contains("=== BEGIN UNTRUSTED USER INTENT ==="),
+        "{user}"
+    );
     assert!(user.contains("calls Bash"));
     // Blind evidence by default: what the tool printed never reaches the reviewer...
     assert!(!user.contains("test result: FAILED"), "{user}");

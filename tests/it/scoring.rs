@@ -84,7 +84,7 @@ async fn scoring_server_with(
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
-        .and(body_string_contains("Authorization: do the user"))
+        .and(body_string_contains("Authorization: did the user ask"))
         .respond_with(authorization)
         .with_priority(1)
         .mount(&server)
@@ -301,6 +301,58 @@ async fn the_scored_authorization_decides_what_a_medium_signal_needs() {
     }
 }
 
+/// With `authorization_weight` > 0 every action is asked the authorization question and the
+/// score is σ(logit P(deny) − w · logit P(yes)): the same P(deny) allows when the user clearly
+/// asked for the action and denies when not.
+#[tokio::test]
+async fn a_weighted_authorization_moves_the_score_of_every_action() {
+    let logit = |p: f64| (p / (1.0 - p)).ln();
+    // P(deny) ≈ 0.73 for every decision.
+    let p_deny = (-0.5f64).exp() / ((-0.5f64).exp() + (-1.5f64).exp());
+    for (yes, no, expected) in [(-0.05, -3.0, "allow"), (-3.0, -0.05, "deny")] {
+        let llm = scoring_server_with(
+            ResponseTemplate::new(200).set_body_json(decision_reply(-0.5, -1.5)),
+            ResponseTemplate::new(200).set_body_json(authorization_reply(yes, no)),
+            ok_verdict("low", "high", "allow"),
+        )
+        .await;
+        let h = Harness::new(&format!(
+            "{}authorization_weight = 2.0\nexplain = \"never\"\n",
+            scored_section(&llm.uri(), 0.7)
+        ));
+        let (_, body) = h.review(shell("cargo run --bin tool")).await;
+        assert!(
+            body["signals"].as_array().is_none_or(|s| s.is_empty()),
+            "{body}"
+        );
+        assert_eq!(body["decision"], expected, "{body}");
+        let p_yes = yes.exp() / (yes.exp() + no.exp());
+        let z = logit(p_deny) - 2.0 * logit(p_yes);
+        let want = 1.0 / (1.0 + (-z).exp());
+        let score = body["score"].as_f64().unwrap_or(-1.0);
+        assert!((score - want).abs() < 1e-9, "{score} vs {want}");
+        let sent = bodies(&llm).await;
+        assert_eq!(sent.len(), 2, "the authorization is asked of every action");
+        let rec = h.audit_of(body["id"].as_str().unwrap_or_default());
+        assert!((rec["decision_score"].as_f64().unwrap_or(-1.0) - p_deny).abs() < 1e-9);
+        assert_eq!(rec["stages"], json!(["decision", "authorization"]));
+    }
+    // Without a weight an action without signals is asked the decision only.
+    let llm = scoring_server(
+        ResponseTemplate::new(200).set_body_json(decision_reply(-0.5, -1.5)),
+        ok_verdict("low", "high", "allow"),
+    )
+    .await;
+    let h = Harness::new(&format!(
+        "{}explain = \"never\"\n",
+        scored_section(&llm.uri(), 0.7)
+    ));
+    let (_, body) = h.review(shell("cargo run --bin tool")).await;
+    assert_eq!(body["decision"], "deny", "{body}");
+    assert!((body["score"].as_f64().unwrap_or(-1.0) - p_deny).abs() < 1e-9);
+    assert_eq!(bodies(&llm).await.len(), 1);
+}
+
 /// A malformed answer to the authorization question fails the review closed, like the
 /// decision's.
 #[tokio::test]
@@ -487,6 +539,10 @@ fn scoring_settings_are_validated() {
         .expect_err("out of range")
         .to_string();
     assert!(err.contains("reviewer.authorization_threshold"), "{err}");
+    let err = parse("authorization_weight = -1\n")
+        .expect_err("negative")
+        .to_string();
+    assert!(err.contains("reviewer.authorization_weight"), "{err}");
     assert!(parse("scoring = \"label\"\ndeny_threshold = 0.9\n").is_ok());
 }
 
