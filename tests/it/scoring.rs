@@ -121,6 +121,14 @@ async fn bodies(server: &MockServer) -> Vec<Value> {
         .collect()
 }
 
+/// Asserts that a review's rationale says `text`.
+fn assert_rationale_has(body: &Value, text: &str) {
+    assert!(
+        body["rationale"].as_str().is_some_and(|r| r.contains(text)),
+        "the rationale should say {text:?}: {body}"
+    );
+}
+
 fn ok_verdict(risk: &str, auth: &str, outcome: &str) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_json(completion(&verdict(risk, auth, outcome)))
 }
@@ -140,12 +148,7 @@ async fn a_score_below_the_threshold_allows_with_one_request_and_a_code_written_
     let score = body["score"].as_f64().expect("a score in the response");
     let expected = (-2.0f64).exp() / ((-2.0f64).exp() + (-0.2f64).exp());
     assert!((score - expected).abs() < 1e-9, "{score}");
-    assert!(
-        body["rationale"]
-            .as_str()
-            .is_some_and(|r| r.contains("below the threshold 0.50")),
-        "{body}"
-    );
+    assert_rationale_has(&body, "below the threshold 0.50");
     let sent = bodies(&llm).await;
     assert_eq!(sent.len(), 1, "an allow without signals needs no verdict");
     let d = &sent[0];
@@ -258,12 +261,7 @@ async fn a_scored_allow_of_an_action_with_signals_still_meets_the_outcome_table(
         (rec["authorization_score"].as_f64().unwrap_or(-1.0) - p_yes).abs() < 1e-9,
         "{rec}"
     );
-    assert!(
-        body["rationale"]
-            .as_str()
-            .is_some_and(|r| r.contains("the final risk is")),
-        "a table denial says why: {body}"
-    );
+    assert_rationale_has(&body, "the final risk is");
 }
 
 /// The authorization question is the table's input: for a medium-risk signal, the same score
@@ -442,12 +440,7 @@ async fn a_failed_explanation_keeps_a_scored_deny() {
     let (_, body) = h.review(shell("cargo run --bin tool")).await;
     assert_eq!(body["decision"], "deny", "{body}");
     assert_eq!(body["decided_by"], "reviewer");
-    assert!(
-        body["rationale"]
-            .as_str()
-            .is_some_and(|r| r.contains("written explanation failed")),
-        "{body}"
-    );
+    assert_rationale_has(&body, "written explanation failed");
 }
 
 #[tokio::test]
@@ -480,12 +473,7 @@ async fn explain_never_decides_alike_without_asking_for_the_verdict() {
     ));
     let (_, body) = h.review(shell("cargo run --bin tool")).await;
     assert_eq!(body["decision"], "deny", "{body}");
-    assert!(
-        body["rationale"]
-            .as_str()
-            .is_some_and(|r| r.contains("reviewer.explain = \"never\"")),
-        "{body}"
-    );
+    assert_rationale_has(&body, "reviewer.explain = \"never\"");
     assert_eq!(bodies(&llm).await.len(), 1);
     // An action with signals is asked the one-token authorization question, never a verdict.
     let (_, body) = h
