@@ -676,10 +676,16 @@ fn recover_rotation(active: &Path) -> io::Result<()> {
     let Ok(meta) = std::fs::metadata(active) else {
         return Ok(());
     };
-    for s in segment::list(active)? {
-        if std::fs::metadata(&s.path).is_ok_and(|m| m.ino() == meta.ino() && m.dev() == meta.dev())
+    // `segment::list` leaves such a link out: look at every candidate name.
+    let dir = segment::dir_of(active);
+    for entry in std::fs::read_dir(&dir)?.filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if segment::candidate(active, &name)
+            && entry
+                .metadata()
+                .is_ok_and(|m| m.ino() == meta.ino() && m.dev() == meta.dev())
         {
-            std::fs::remove_file(&s.path)?;
+            std::fs::remove_file(entry.path())?;
         }
     }
     Ok(())

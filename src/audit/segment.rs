@@ -85,7 +85,7 @@ pub fn dir_of(active: &Path) -> PathBuf {
 /// Whether `name` (in the log's directory) may be a closed segment of `active`: guardian's own
 /// names and an external logrotate's (`<active name>.1`, `.2.gz`, `-20261130`), but not the
 /// active file, its lock, or a compression in progress.
-fn candidate(active: &Path, name: &str) -> bool {
+pub(crate) fn candidate(active: &Path, name: &str) -> bool {
     let active_name = active
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -172,8 +172,13 @@ fn first_link(path: &Path) -> Option<(u64, String)> {
 /// The closed segments of the log whose active file is `active`, in chain order (by the `seq`
 /// of their first record). A file with an uncompressed and a compressed copy (a compression
 /// that finished but had not removed the original yet) counts once, uncompressed. Files whose
-/// first line is not a chained record are not segments.
+/// first line is not a chained record are not segments, and neither is a hard link to the
+/// active file itself: a rotation interrupted between linking the segment's name and renaming
+/// the next file into place, which the next writer undoes (the active file is still the chain's
+/// end).
 pub fn list(active: &Path) -> io::Result<Vec<Segment>> {
+    use std::os::unix::fs::MetadataExt;
+    let active_id = std::fs::metadata(active).ok().map(|m| (m.dev(), m.ino()));
     let dir = dir_of(active);
     let entries = match std::fs::read_dir(&dir) {
         Ok(e) => e,
@@ -197,6 +202,11 @@ pub fn list(active: &Path) -> io::Result<Vec<Segment>> {
             }
         }
         let path = dir.join(name);
+        if active_id.is_some()
+            && std::fs::metadata(&path).ok().map(|m| (m.dev(), m.ino())) == active_id
+        {
+            continue;
+        }
         if let Some((first_seq, first_prev)) = first_link(&path) {
             out.push(Segment {
                 path,

@@ -417,6 +417,11 @@ async fn a_crash_in_the_middle_of_a_rotation_recovers_to_a_verifiable_log() {
     let link = dir.path().join(segment::closed_name(&audit, 13));
     std::fs::hard_link(&audit, &link).expect("link");
     std::fs::write(dir.path().join("audit.jsonl.next"), b"{\"seq\":99}\n").expect("next");
+    // As the crash left it, before any writer reopens it, the log verifies and reads once: the
+    // link to the active file is no closed segment yet.
+    let v = guardian::audit::verify(&audit).expect("verifies as the crash left it");
+    assert_eq!(v.files, 3, "the link is not counted as a segment");
+    assert_eq!(review_ids(&audit).len(), 9, "no record is read twice");
     let g = guardian_at(&audit, "rotate_bytes = 0");
     decide(&g, 1, "after-link").await;
     g.flush_audit().await.expect("flush");
