@@ -923,25 +923,13 @@ impl Guardian {
         facts.extend(signals.iter().map(crate::signals::fact));
         let prompt = self.prompts.render(req, ctx, why, &facts);
         let scoring = self.config.reviewer.scoring == crate::config::Scoring::Logprobs;
-        let decision_prompt = scoring.then(|| self.prompts.render_decision(req, ctx, why, &facts));
         let first_pass = (self.config.reviewer.two_stage && !scoring)
-            .then(|| self.prompts.render_first_pass(req, ctx, why, &facts));
+            .then(|| self.prompts.first_pass_of(&prompt));
         let attempts = std::sync::atomic::AtomicU32::new(0);
         let call = || async {
             let staged = async {
-                if let Some(dp) = &decision_prompt {
-                    let asks = ScoredPrompts {
-                        decision: dp,
-                        verdict: &prompt,
-                        authorization: &self.prompts.render_question(
-                            req,
-                            ctx,
-                            why,
-                            &facts,
-                            prompt::AUTHORIZATION_QUESTION,
-                        ),
-                    };
-                    return self.scored_review(asks, &attempts, signals).await;
+                if scoring {
+                    return self.scored_review(&prompt, &attempts, signals).await;
                 }
                 let mut spent = Usage::default();
                 if let Some(fp) = &first_pass {
@@ -1118,16 +1106,19 @@ impl Guardian {
     /// (closed).
     async fn scored_review(
         &self,
-        asks: ScoredPrompts<'_>,
+        verdict: &prompt::Prompt,
         attempts: &std::sync::atomic::AtomicU32,
         signals: &[crate::signals::Signal],
     ) -> Result<crate::reviewer::ReviewOutput, ReviewerError> {
         use crate::config::Explain;
         use crate::reviewer::{Outcome, Question, UserAuthorization, Verdict};
         let r = &self.config.reviewer;
+        // Every question is the verdict's prompt with another last line (one rendering, one
+        // cached prefix).
+        let decision = verdict.asking(prompt::DECISION_QUESTION);
         let scored = self
             .with_retries(attempts, || {
-                self.reviewer.score(asks.decision, Question::DECISION)
+                self.reviewer.score(&decision, Question::DECISION)
             })
             .await?;
         let p_deny = scored.last();
@@ -1140,20 +1131,19 @@ impl Guardian {
         let authorization = if signals.is_empty() && weight <= 0.0 {
             None
         } else {
+            let asked = verdict.asking(prompt::AUTHORIZATION_QUESTION);
             let a = self
                 .with_retries(attempts, || {
-                    self.reviewer
-                        .score(asks.authorization, Question::AUTHORIZED)
+                    self.reviewer.score(&asked, Question::AUTHORIZED)
                 })
                 .await?;
             usage = usage.plus(a.usage);
             stages.push("authorization");
             Some(a.last())
         };
-        let score = match authorization {
-            Some(p_yes) if weight > 0.0 => combined_score(p_deny, p_yes, weight),
-            _ => p_deny,
-        };
+        // P(yes) when it weighs in the score.
+        let weighed = authorization.filter(|_| weight > 0.0);
+        let score = weighed.map_or(p_deny, |p_yes| combined_score(p_deny, p_yes, weight));
         let denies = score >= threshold;
         let user_authorization = match authorization {
             None => UserAuthorization::Unknown,
@@ -1173,11 +1163,11 @@ impl Guardian {
         } else {
             RiskLevel::Low
         };
-        let scored_as = match authorization {
-            Some(p_yes) if weight > 0.0 => format!(
+        let scored_as = match weighed {
+            Some(p_yes) => format!(
                 "risk score {score:.2} >= threshold {threshold:.2}, from P(deny) {p_deny:.2} and P(the user asked for it) {p_yes:.2}"
             ),
-            _ => format!("P(deny) {p_deny:.2} >= threshold {threshold:.2}"),
+            None => format!("P(deny) {p_deny:.2} >= threshold {threshold:.2}"),
         };
         let written = match r.explain {
             Explain::Always => true,
@@ -1186,7 +1176,7 @@ impl Guardian {
         };
         let mut rationale = None;
         if written {
-            match self.call_with_retries(asks.verdict, attempts).await {
+            match self.call_with_retries(verdict, attempts).await {
                 Ok(out) => {
                     usage = usage.plus(out.usage);
                     stages.push("verdict");
@@ -1203,10 +1193,10 @@ impl Guardian {
         }
         let rationale = rationale.unwrap_or_else(|| {
             if denies && !signals.is_empty() {
-                let named: Vec<String> = signals.iter().map(|s| s.evidence.clone()).collect();
+                let found: Vec<&str> = signals.iter().map(|s| s.evidence.as_str()).collect();
                 format!(
                     "the reviewer model judged it risky ({scored_as}); guardian's risk signals: {}",
-                    named.join("; ")
+                    found.join("; ")
                 )
             } else if denies {
                 format!(
@@ -1237,17 +1227,10 @@ impl Guardian {
             usage,
             stages,
             score: Some(score),
-            decision_score: (weight > 0.0 && authorization.is_some()).then_some(p_deny),
+            decision_score: weighed.map(|_| p_deny),
             authorization,
         })
     }
-}
-
-/// The prompts of a scored review: one evidence, three last lines.
-struct ScoredPrompts<'a> {
-    decision: &'a prompt::Prompt,
-    verdict: &'a prompt::Prompt,
-    authorization: &'a prompt::Prompt,
 }
 
 /// The risk score of a decision weighed with the authorization question:

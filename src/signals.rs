@@ -1712,7 +1712,7 @@ const POPULAR_GEMS: &[&str] = &[
 /// more once `-`, `_`, `.` and digits are dropped (`crossenv`, `python3-dateutil`; not `boto`
 /// for `boto3`), or one edit away from a name of at least six letters (`gorillla/mux`,
 /// `reqeusts`, a transposition counting as one).
-pub fn typosquat_of(pkg: &str, popular: &'static [&'static str]) -> Option<&'static str> {
+fn typosquat_of(pkg: &str, popular: &'static [&'static str]) -> Option<&'static str> {
     let pkg = pkg.to_ascii_lowercase();
     if pkg.is_empty() || popular.contains(&pkg.as_str()) {
         return None;

@@ -205,14 +205,6 @@ pub fn label_probs<'a>(
     Ok(mass.into_iter().map(|m| m / total).collect())
 }
 
-/// P(deny) from the candidates of the decision token: [`label_probs`] over `allow` and `deny`.
-pub fn p_deny<'a>(
-    candidates: impl IntoIterator<Item = (&'a str, f64)>,
-    sampled: Option<(&'a str, f64)>,
-) -> Result<f64, ReviewerError> {
-    label_probs(Question::DECISION.labels, candidates, sampled).map(|p| p[1])
-}
-
 /// A successful review.
 #[derive(Debug, Clone)]
 pub struct ReviewOutput {
@@ -516,6 +508,14 @@ mod tests {
             parse_verdict(extra),
             Err(ReviewerError::SchemaViolation(_))
         ));
+    }
+
+    /// P(deny): the decision's labels scored.
+    fn p_deny<'a>(
+        candidates: impl IntoIterator<Item = (&'a str, f64)>,
+        sampled: Option<(&'a str, f64)>,
+    ) -> Result<f64, ReviewerError> {
+        label_probs(Question::DECISION.labels, candidates, sampled).map(|p| p[1])
     }
 
     #[test]

@@ -54,6 +54,18 @@ impl Prompt {
         hex::encode(&d[..16])
     }
 
+    /// The same prompt asking `question` (one line, ending in a newline) instead of its own last
+    /// line: byte-identical up to that line, so the backend's cache serves everything before it,
+    /// and the evidence is rendered once for every question of a review.
+    pub fn asking(&self, question: &str) -> Prompt {
+        let body = self.user.strip_suffix('\n').unwrap_or(&self.user);
+        let cut = body.rfind('\n').map_or(0, |i| i + 1);
+        Prompt {
+            user: format!("{}{question}", &self.user[..cut]),
+            ..self.clone()
+        }
+    }
+
     /// Tokens of the whole prompt (o200k_base), for budgets and reports.
     pub fn tokens(&self) -> usize {
         budget::count(&self.system) + budget::count(&self.user)
@@ -114,7 +126,12 @@ impl PromptSet {
         why_review: &str,
         facts: &[String],
     ) -> Prompt {
-        self.ask(req, ctx, why_review, facts, VERDICT_QUESTION)
+        Prompt {
+            system: self.system.clone(),
+            user: self.evidence(req, ctx, why_review, facts) + VERDICT_QUESTION,
+            version: PROMPT_VERSION,
+            sha256: self.sha.clone(),
+        }
     }
 
     /// The one-token decision's prompt for one request: byte-identical to [`PromptSet::render`]'s
@@ -126,50 +143,16 @@ impl PromptSet {
         why_review: &str,
         facts: &[String],
     ) -> Prompt {
-        self.ask(req, ctx, why_review, facts, DECISION_QUESTION)
+        self.render(req, ctx, why_review, facts)
+            .asking(DECISION_QUESTION)
     }
 
-    /// The prompt of a one-token question after the decision ([`AUTHORIZATION_QUESTION`]):
-    /// byte-identical to the decision's up to the last line.
-    pub fn render_question(
-        &self,
-        req: &ReviewRequest,
-        ctx: &Context,
-        why_review: &str,
-        facts: &[String],
-        question: &'static str,
-    ) -> Prompt {
-        self.ask(req, ctx, why_review, facts, question)
-    }
-
-    /// The full-review system prompt and the evidence, ending in `question`.
-    fn ask(
-        &self,
-        req: &ReviewRequest,
-        ctx: &Context,
-        why_review: &str,
-        facts: &[String],
-        question: &str,
-    ) -> Prompt {
-        Prompt {
-            system: self.system.clone(),
-            user: self.evidence(req, ctx, why_review, facts) + question,
-            version: PROMPT_VERSION,
-            sha256: self.sha.clone(),
-        }
-    }
-
-    /// The first pass's prompt for one request (same evidence, a stricter question).
-    pub fn render_first_pass(
-        &self,
-        req: &ReviewRequest,
-        ctx: &Context,
-        why_review: &str,
-        facts: &[String],
-    ) -> Prompt {
+    /// The first pass's prompt for a full review's `full` prompt (same evidence and question,
+    /// a stricter system prompt).
+    pub fn first_pass_of(&self, full: &Prompt) -> Prompt {
         Prompt {
             system: FIRST_PASS_PROMPT.to_string(),
-            user: self.evidence(req, ctx, why_review, facts) + VERDICT_QUESTION,
+            user: full.user.clone(),
             version: FIRST_PASS_VERSION,
             sha256: self.first_pass_sha.clone(),
         }
@@ -371,6 +354,29 @@ mod tests {
             home: None,
             git_dirs: Vec::new(),
         }
+    }
+
+    #[test]
+    fn another_question_changes_only_the_last_line() {
+        let req = ReviewRequest::from_json(
+            br#"{"action":{"kind":"shell","command":"make deploy"},"intent":"Deploy it"}"#,
+        )
+        .expect("valid");
+        let set = PromptSet::default();
+        let full = set.render(&req, &ctx(), "no rule matches", &[]);
+        let decision = set.render_decision(&req, &ctx(), "no rule matches", &[]);
+        assert!(full.user.ends_with(VERDICT_QUESTION));
+        assert!(decision.user.ends_with(DECISION_QUESTION));
+        assert_eq!(
+            full.user.strip_suffix(VERDICT_QUESTION),
+            decision.user.strip_suffix(DECISION_QUESTION)
+        );
+        assert_eq!(decision.system, full.system);
+        assert_eq!(
+            decision.asking(AUTHORIZATION_QUESTION),
+            full.asking(AUTHORIZATION_QUESTION)
+        );
+        assert_eq!(decision.asking(VERDICT_QUESTION), full);
     }
 
     #[test]
