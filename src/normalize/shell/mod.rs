@@ -10,6 +10,7 @@
 
 pub mod effects;
 pub mod flags;
+pub mod vars;
 pub mod words;
 pub mod wrappers;
 
@@ -89,8 +90,19 @@ pub struct SimpleCommand {
     pub context: String,
 }
 
-/// Parses and analyses a command line (size and nesting capped, panics caught).
+/// Parses and analyses a command line (size and nesting capped, panics caught). Variables the
+/// script assigns a literal value are resolved where that is sound ([`vars`]).
 pub fn analyze(command: &str) -> ShellAnalysis {
+    analyze_with(command, true)
+}
+
+/// [`analyze`] without resolving any variable (the first of its two passes).
+#[cfg(test)]
+pub(crate) fn analyze_without_variables(command: &str) -> ShellAnalysis {
+    analyze_with(command, false)
+}
+
+fn analyze_with(command: &str, resolve: bool) -> ShellAnalysis {
     let mut w = Walker::default();
     let mut out = ShellAnalysis {
         raw: command.to_string(),
@@ -104,6 +116,20 @@ pub fn analyze(command: &str) -> ShellAnalysis {
     match parse(command) {
         Ok(program) => {
             w.walk_program(&program, "top level", Stdin::Terminal);
+            // A second pass resolves the variables the first pass shows nothing else can set.
+            if resolve && vars::Scope::worth_trying(command) {
+                let scope = vars::Scope::of(command, &w.commands);
+                if scope.enabled() {
+                    let mut again = Walker {
+                        scope,
+                        ..Walker::default()
+                    };
+                    again.walk_program(&program, "top level", Stdin::Terminal);
+                    if again.scope.resolved_any() {
+                        w = again;
+                    }
+                }
+            }
         }
         Err(e) => {
             out.parse_error = Some(e.clone());
@@ -233,9 +259,65 @@ struct Walker {
     /// The directories the next recorded command reads recursively, and whether it skips
     /// hidden paths (handed from the effects table to [`Walker::command`]).
     pending_tree: Option<(Vec<WordValue>, bool)>,
+    /// The script's variables whose values are known ([`vars`]); resolves nothing by default.
+    scope: vars::Scope,
 }
 
 impl Walker {
+    /// A word of this shell, its known variables resolved.
+    fn eval(&self, raw: &str) -> WordValue {
+        words::evaluate_in(raw, Some(&self.scope))
+    }
+
+    /// Walks a script run by another process (`bash -c`, a script piped into a shell,
+    /// `find -exec`): it does not see this shell's unexported variables.
+    fn walk_child_script(&mut self, text: &str, context: &str, stdin: Stdin) -> bool {
+        let saved = std::mem::take(&mut self.scope);
+        let d = self.walk_script(text, context, stdin);
+        self.scope = saved;
+        d
+    }
+
+    /// Learns the value of a plain assignment statement of the top-level script
+    /// (`f='/etc/passwd'`): not in a pipeline, a background job or an and-or list.
+    fn learn_assignments(&mut self, item: &ast::CompoundListItem) {
+        let ast::CompoundListItem(and_or, sep) = item;
+        if matches!(sep, ast::SeparatorOperator::Async)
+            || !and_or.additional.is_empty()
+            || and_or.first.seq.len() != 1
+        {
+            return;
+        }
+        let Some(ast::Command::Simple(s)) = and_or.first.seq.first() else {
+            return;
+        };
+        if s.word_or_name.is_some() || s.suffix.is_some() {
+            return;
+        }
+        for item in s.prefix.iter().flat_map(|p| p.0.iter()) {
+            match item {
+                ast::CommandPrefixOrSuffixItem::AssignmentWord(a, _) => {
+                    let ast::AssignmentName::VariableName(name) = &a.name else {
+                        if let ast::AssignmentName::ArrayElementName(n, _) = &a.name {
+                            self.scope.assign(n, None);
+                        }
+                        continue;
+                    };
+                    let value = match &a.value {
+                        ast::AssignmentValue::Scalar(w) if !a.append => {
+                            let v = self.eval(&w.value);
+                            (v.dynamic.is_none() && v.substitutions.is_empty()).then_some(v.text)
+                        }
+                        _ => None,
+                    };
+                    self.scope.assign(name, value.as_deref());
+                }
+                // A redirection in the statement: learn nothing from it.
+                _ => return,
+            }
+        }
+    }
+
     fn unknown(&mut self, why: impl Into<String>) {
         let why = why.into();
         if !self.unknowns.contains(&why) {
@@ -269,24 +351,40 @@ impl Walker {
 
     fn walk_program(&mut self, p: &ast::Program, context: &str, stdin: Stdin) -> bool {
         let mut downloads = false;
+        let top = self.depth == 0 && self.scope.enabled();
         for cc in &p.complete_commands {
-            downloads |= self.walk_list(cc, context, &stdin);
+            if top {
+                // The top-level script, statement by statement: a value is known from its
+                // assignment on.
+                for item in &cc.0 {
+                    downloads |= self.walk_item(item, context, &stdin);
+                    self.learn_assignments(item);
+                }
+            } else {
+                downloads |= self.walk_list(cc, context, &stdin);
+            }
         }
         downloads
     }
 
     fn walk_list(&mut self, list: &ast::CompoundList, context: &str, stdin: &Stdin) -> bool {
         let mut downloads = false;
-        for ast::CompoundListItem(and_or, sep) in &list.0 {
-            let saved = matches!(sep, ast::SeparatorOperator::Async).then(|| self.cwd.clone());
-            downloads |= self.walk_pipeline(&and_or.first, context, stdin);
-            for next in &and_or.additional {
-                let (ast::AndOr::And(p) | ast::AndOr::Or(p)) = next;
-                downloads |= self.walk_pipeline(p, context, stdin);
-            }
-            if let Some(s) = saved {
-                self.cwd = s;
-            }
+        for item in &list.0 {
+            downloads |= self.walk_item(item, context, stdin);
+        }
+        downloads
+    }
+
+    fn walk_item(&mut self, item: &ast::CompoundListItem, context: &str, stdin: &Stdin) -> bool {
+        let ast::CompoundListItem(and_or, sep) = item;
+        let saved = matches!(sep, ast::SeparatorOperator::Async).then(|| self.cwd.clone());
+        let mut downloads = self.walk_pipeline(&and_or.first, context, stdin);
+        for next in &and_or.additional {
+            let (ast::AndOr::And(p) | ast::AndOr::Or(p)) = next;
+            downloads |= self.walk_pipeline(p, context, stdin);
+        }
+        if let Some(s) = saved {
+            self.cwd = s;
         }
         downloads
     }
@@ -328,7 +426,7 @@ impl Walker {
                 d
             }
             ast::Command::Function(f) => {
-                let name = words::evaluate(&f.fname.value).text;
+                let name = self.eval(&f.fname.value).text;
                 let pushed = self.push_redirects(f.body.1.as_ref());
                 let d = self.walk_compound(&f.body.0, &format!("function {name}"), &stdin);
                 if pushed {
@@ -356,11 +454,11 @@ impl Walker {
                 self.walk_test(a)
             }
             ast::ExtendedTestExpr::UnaryTest(_, w) => {
-                self.walk_word_substitutions(&words::evaluate(&w.value))
+                self.walk_word_substitutions(&self.eval(&w.value))
             }
             ast::ExtendedTestExpr::BinaryTest(_, a, b) => {
-                self.walk_word_substitutions(&words::evaluate(&a.value))
-                    | self.walk_word_substitutions(&words::evaluate(&b.value))
+                self.walk_word_substitutions(&self.eval(&a.value))
+                    | self.walk_word_substitutions(&self.eval(&b.value))
             }
         }
     }
@@ -388,7 +486,7 @@ impl Walker {
             ast::CompoundCommand::ForClause(f) => {
                 let mut d = false;
                 for w in f.values.iter().flatten() {
-                    d |= self.walk_word_substitutions(&words::evaluate(&w.value));
+                    d |= self.walk_word_substitutions(&self.eval(&w.value));
                 }
                 d | self.walk_list(&f.body.list, context, stdin)
             }
@@ -402,10 +500,10 @@ impl Walker {
                 self.walk_list(&f.body.list, context, stdin)
             }
             ast::CompoundCommand::CaseClause(c) => {
-                let mut d = self.walk_word_substitutions(&words::evaluate(&c.value.value));
+                let mut d = self.walk_word_substitutions(&self.eval(&c.value.value));
                 for item in &c.cases {
                     for p in &item.patterns {
-                        d |= self.walk_word_substitutions(&words::evaluate(&p.value));
+                        d |= self.walk_word_substitutions(&self.eval(&p.value));
                     }
                     if let Some(cmd) = &item.cmd {
                         d |= self.walk_list(cmd, context, stdin);
@@ -475,7 +573,7 @@ impl Walker {
         match r {
             ast::IoRedirect::File(_, kind, target) => match target {
                 T::Filename(w) => {
-                    let v = words::evaluate(&w.value);
+                    let v = self.eval(&w.value);
                     let d = self.walk_word_substitutions(&v);
                     match kind {
                         K::Read => reads.push(v),
@@ -494,7 +592,7 @@ impl Walker {
                 }
                 T::Fd(_) => false,
                 T::Duplicate(w) => {
-                    let v = words::evaluate(&w.value);
+                    let v = self.eval(&w.value);
                     if !v.text.chars().all(|c| c.is_ascii_digit() || c == '-') {
                         writes.push(v.clone());
                     }
@@ -517,7 +615,7 @@ impl Walker {
                 false
             }
             ast::IoRedirect::HereString(_, w) => {
-                let v = words::evaluate(&w.value);
+                let v = self.eval(&w.value);
                 let d = self.walk_word_substitutions(&v);
                 *stdin = Some(Stdin::Text {
                     text: v.text.clone(),
@@ -526,7 +624,7 @@ impl Walker {
                 d
             }
             ast::IoRedirect::OutputAndError(w, _) => {
-                let v = words::evaluate(&w.value);
+                let v = self.eval(&w.value);
                 let d = self.walk_word_substitutions(&v);
                 writes.push(v);
                 d
@@ -544,7 +642,7 @@ impl Walker {
             self.collect_item(item, &mut c, false);
         }
         if let Some(name) = &s.word_or_name {
-            let v = words::evaluate(&name.value);
+            let v = self.eval(&name.value);
             c.downloads |= self.walk_word_substitutions(&v);
             c.words.push(v);
         }
@@ -566,6 +664,11 @@ impl Walker {
             writes.extend(w.iter().cloned());
         }
         if words_v.is_empty() {
+            // Assignments only: `PATH=/tmp/x:$PATH` changes what every later command of this
+            // shell runs (and an already exported variable changes for its children too).
+            if let Some(why) = &dynamic {
+                self.unknown(format!("{why} for the commands after it"));
+            }
             // Assignments or redirections only: the redirections still touch files.
             if !reads.is_empty() || !writes.is_empty() {
                 let cmd = self.command(CommandParts {
@@ -763,9 +866,9 @@ impl Walker {
             ));
         }
         // The script inherits the command's standard input (`sh -c bash <<EOF`).
-        downloads |= self.walk_script(&script.text, &format!("{shell} -c"), stdin.clone());
+        downloads |= self.walk_child_script(&script.text, &format!("{shell} -c"), stdin.clone());
         if let Some(alt) = &un.alt_script {
-            downloads |= self.walk_script(alt, &format!("{shell} (as quoted)"), stdin);
+            downloads |= self.walk_child_script(alt, &format!("{shell} (as quoted)"), stdin);
         }
         self.privileged_context = saved;
         downloads
@@ -792,7 +895,7 @@ impl Walker {
                 script: Some(text), ..
             } => {
                 downloads |=
-                    self.walk_script(&text, &format!("piped into {shell}"), Stdin::Terminal);
+                    self.walk_child_script(&text, &format!("piped into {shell}"), Stdin::Terminal);
             }
             Stdin::Pipe { .. } => self.unknown(format!("{shell} runs a script from a pipe")),
             Stdin::Text { text, dynamic } => {
@@ -800,7 +903,7 @@ impl Walker {
                     self.unknown(format!("the heredoc fed to {shell} has expansions"));
                 }
                 downloads |=
-                    self.walk_script(&text, &format!("heredoc to {shell}"), Stdin::Terminal);
+                    self.walk_child_script(&text, &format!("heredoc to {shell}"), Stdin::Terminal);
             }
         }
         if args_download {
@@ -860,12 +963,12 @@ impl Walker {
             | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w)
                 if in_suffix =>
             {
-                let v = words::evaluate(&w.value);
+                let v = self.eval(&w.value);
                 c.downloads |= self.walk_word_substitutions(&v);
                 c.words.push(v);
             }
             ast::CommandPrefixOrSuffixItem::Word(w) => {
-                let v = words::evaluate(&w.value);
+                let v = self.eval(&w.value);
                 c.downloads |= self.walk_word_substitutions(&v);
                 c.words.push(v);
             }
@@ -878,7 +981,7 @@ impl Walker {
                     c.dynamic = Some(format!("it sets {name}, which changes what runs"));
                 }
                 if let Some((_, value)) = w.value.split_once('=') {
-                    let v = words::evaluate(value);
+                    let v = self.eval(value);
                     c.downloads |= self.walk_word_substitutions(&v);
                 }
             }
@@ -958,7 +1061,7 @@ impl Walker {
                 .collect();
             if !joined.is_empty() {
                 let before = self.commands.len();
-                self.walk_script(&joined.join(" "), &format!("find {t}"), Stdin::Terminal);
+                self.walk_child_script(&joined.join(" "), &format!("find {t}"), Stdin::Terminal);
                 for c in &mut self.commands[before..] {
                     c.privileged |= privileged;
                     if c.argv.iter().any(|a| a.contains("{}")) && c.dynamic.is_none() {

@@ -196,3 +196,76 @@ fn a_nested_script_that_fails_to_parse_leaves_the_whole_line_to_text_matching() 
     assert!(!a.unknowns.is_empty());
     assert_eq!(a.text_only, vec![line.to_string()]);
 }
+
+#[test]
+fn variables_assigned_a_literal_once_are_resolved() {
+    let a = analyze(
+        "#!/bin/bash\nfile_name='/etc/shadow'\ncontent=$(cat \"$file_name\")\necho \"$content\"",
+    );
+    let cat = find(&a, "cat");
+    assert_eq!(cat.argv, vec!["cat", "/etc/shadow"]);
+    assert_eq!(cat.reads, vec!["/etc/shadow"]);
+    assert_eq!(cat.dynamic, None);
+    // Values built from other known values, used inside `if` and `$(…)`.
+    let a = analyze(
+        "d=\"/usr\"\nt=\"../etc/passwd\"\np=\"$d/$t\"\nif [ -f \"$p\" ]; then\n  c=$(cat \"$p\")\nfi",
+    );
+    assert_eq!(find(&a, "cat").reads, vec!["/usr/../etc/passwd"]);
+    // A write through a variable is a write to its value.
+    let a = analyze("src='/etc/ssh/ssh_config'\ndst='/usr/copy_file'\ncp \"$src\" \"$dst\"");
+    let cp = find(&a, "cp");
+    assert_eq!(cp.writes, vec!["/usr/copy_file"]);
+    assert_eq!(cp.reads, vec!["/etc/ssh/ssh_config"]);
+    // An unquoted use of a plain value.
+    assert_eq!(texts("f=README.md; cat $f"), vec!["cat README.md"]);
+}
+
+#[test]
+fn variables_that_may_change_stay_unknown() {
+    for cmd in [
+        // Used before it is assigned: the environment's value.
+        "cat \"$f\"; f=README.md",
+        // Assigned twice, or also in a loop, a function, by read.
+        "f=a; f=b; cat \"$f\"",
+        "f=a; for f in x y; do cat \"$f\"; done",
+        "f=a; g() { f=/etc/shadow; }; g; cat \"$f\"",
+        "f=a; read -r f; cat \"$f\"",
+        // Assigned in a pipeline or in the background: a subshell's.
+        "f=a | true; cat \"$f\"",
+        "f=a & cat \"$f\"",
+        // Computed names can set anything.
+        "f=a; eval \"$x\"; cat \"$f\"",
+        "f=a; declare \"$n=/etc/shadow\"; cat \"$f\"",
+        // A child shell does not see an unexported variable.
+        "f=a; bash -c 'cat \"$f\"'",
+        // The value is not static.
+        "f=$(pwd)/x; cat \"$f\"",
+        "f=~$USER; cat \"$f\"",
+    ] {
+        let a = analyze(cmd);
+        let cat = find(&a, "cat");
+        assert!(cat.dynamic.is_some(), "{cmd}: {cat:#?}");
+    }
+    // A function defined before the assignment keeps the expansion.
+    let a = analyze("g() { cat \"$f\"; }\nf=README.md\ng");
+    assert!(find(&a, "cat").dynamic.is_some());
+}
+
+#[test]
+fn assigning_path_or_a_preload_makes_the_line_unknown() {
+    for cmd in [
+        "PATH=/tmp/evil:$PATH; git status",
+        "LD_PRELOAD=/tmp/x.so; ls",
+        "BASH_ENV=/tmp/x; bash -c true",
+    ] {
+        let a = analyze(cmd);
+        assert!(
+            a.unknowns
+                .iter()
+                .any(|u| u.contains("for the commands after it")),
+            "{cmd}: {:?}",
+            a.unknowns
+        );
+    }
+    assert!(analyze("FOO=1; git status").unknowns.is_empty());
+}

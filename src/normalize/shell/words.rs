@@ -8,6 +8,8 @@
 
 use brush_parser::word::{Parameter, ParameterExpr, TildeExpr, WordPiece, WordPieceWithSource};
 
+use super::vars::Scope;
+
 /// What a word expands to, as far as can be known.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WordValue {
@@ -57,6 +59,12 @@ pub fn quote(word: &str) -> String {
 
 /// Evaluates a raw word (as the parser gives it) statically.
 pub fn evaluate(raw: &str) -> WordValue {
+    evaluate_in(raw, None)
+}
+
+/// Evaluates a raw word statically, with the script's variables whose values are known
+/// ([`super::vars`]): a plain `$name` of such a variable is its value, not an expansion.
+pub fn evaluate_in(raw: &str, vars: Option<&Scope>) -> WordValue {
     // Most words are plain (`git`, `status`, `--short`, `src/lib.rs`): nothing to expand or
     // unquote, so skip the word parser (and the global cache lock brush-parser takes in it).
     if is_plain(raw) {
@@ -67,7 +75,7 @@ pub fn evaluate(raw: &str) -> WordValue {
         Ok(pieces) => {
             let mut v = WordValue::default();
             for p in &pieces {
-                piece(&mut v, p, raw, false);
+                piece(&mut v, p, raw, false, vars);
             }
             v
         }
@@ -79,7 +87,13 @@ pub fn evaluate(raw: &str) -> WordValue {
     }
 }
 
-fn piece(v: &mut WordValue, p: &WordPieceWithSource, raw: &str, quoted: bool) {
+fn piece(
+    v: &mut WordValue,
+    p: &WordPieceWithSource,
+    raw: &str,
+    quoted: bool,
+    vars: Option<&Scope>,
+) {
     let source = raw.get(p.start_index..p.end_index).unwrap_or("");
     match &p.piece {
         WordPiece::Text(t) => {
@@ -100,7 +114,7 @@ fn piece(v: &mut WordValue, p: &WordPieceWithSource, raw: &str, quoted: bool) {
         }
         WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
             for i in inner {
-                piece(v, i, raw, true);
+                piece(v, i, raw, true, vars);
             }
         }
         WordPiece::EscapeSequence(s) => v.text.push_str(s.strip_prefix('\\').unwrap_or(s)),
@@ -112,6 +126,8 @@ fn piece(v: &mut WordValue, p: &WordPieceWithSource, raw: &str, quoted: bool) {
         WordPiece::ParameterExpansion(expr) => {
             if is_home(expr) {
                 v.text.push('~');
+            } else if let Some(value) = vars.and_then(|s| known(expr, s, quoted)) {
+                v.text.push_str(value);
             } else {
                 v.mark(&format!("the expansion {source}"));
                 v.text.push_str(source);
@@ -170,6 +186,17 @@ fn unescape_backquoted(s: &str) -> String {
         }
     }
     out
+}
+
+/// The known value of a plain `$name` or `${name}`.
+fn known<'a>(expr: &ParameterExpr, vars: &'a Scope, quoted: bool) -> Option<&'a str> {
+    match expr {
+        ParameterExpr::Parameter {
+            parameter: Parameter::Named(n),
+            indirect: false,
+        } => vars.value(n, quoted),
+        _ => None,
+    }
 }
 
 fn is_home(expr: &ParameterExpr) -> bool {
