@@ -559,6 +559,11 @@ fn names_prod(c: &SimpleCommand) -> bool {
 
 fn command_signals(c: &SimpleCommand, ctx: &Context, cfg: &SignalsConfig, out: &mut Vec<Signal>) {
     if c.wrapper_only {
+        // The commands a wrapper runs are judged on their own; `git submodule foreach` also
+        // multiplies what they discard by every submodule.
+        if c.argv.first().map(|a| base(a)) == Some("git") {
+            git_signals(c, out);
+        }
         return;
     }
     let name = c.argv.first().map(|a| base(a)).unwrap_or("");

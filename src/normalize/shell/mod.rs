@@ -866,7 +866,12 @@ impl Walker {
             ));
         }
         // The script inherits the command's standard input (`sh -c bash <<EOF`).
-        downloads |= self.walk_child_script(&script.text, &format!("{shell} -c"), stdin.clone());
+        let context = if shell.ends_with("foreach") {
+            shell.clone()
+        } else {
+            format!("{shell} -c")
+        };
+        downloads |= self.walk_child_script(&script.text, &context, stdin.clone());
         if let Some(alt) = &un.alt_script {
             downloads |= self.walk_child_script(alt, &format!("{shell} (as quoted)"), stdin);
         }

@@ -269,3 +269,25 @@ fn assigning_path_or_a_preload_makes_the_line_unknown() {
     }
     assert!(analyze("FOO=1; git status").unknowns.is_empty());
 }
+
+#[test]
+fn git_submodule_foreach_runs_its_command_in_every_submodule() {
+    let a = analyze("git submodule foreach 'rm -rf ~ && git status'");
+    let rm = find(&a, "rm");
+    assert_eq!(rm.writes, vec!["~"]);
+    assert_eq!(rm.context, "git submodule foreach");
+    assert!(
+        a.commands
+            .iter()
+            .any(|c| c.wrapper_only && c.argv[0] == "git")
+    );
+    assert_eq!(
+        texts("git -C libs submodule --quiet foreach --recursive git pull --ff-only"),
+        vec!["git pull --ff-only"]
+    );
+    // Not a foreach: git itself.
+    assert_eq!(
+        texts("git submodule update --init"),
+        vec!["git submodule update --init"]
+    );
+}

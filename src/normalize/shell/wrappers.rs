@@ -282,6 +282,13 @@ pub fn unwrap(words: &[WordValue]) -> Unwrapped {
             // `command -v x` only looks a name up: it is the command itself.
             break;
         }
+        if basename(name) == "git"
+            && let Some(k) = submodule_foreach(&words[i + 1..])
+        {
+            out.wrappers.push("git submodule foreach".into());
+            out.inner = foreach_script(&words[i + 1 + k..]);
+            return out;
+        }
         let Some(spec) = spec(name) else { break };
         let wrapper = basename(name).to_string();
         let (j, script_opt) = wrapper_options(words, i + 1, &wrapper, &spec, &mut out);
@@ -305,6 +312,59 @@ pub fn unwrap(words: &[WordValue]) -> Unwrapped {
     }
     out.inner = Inner::Argv(i);
     out
+}
+
+/// Where the command of `git [global options] submodule [--quiet] foreach [--recursive] CMD…`
+/// starts in the words after `git`, when these words are such a command.
+fn submodule_foreach(rest: &[WordValue]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(a) = rest.get(i).map(|w| w.text.as_str()) {
+        match a {
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => i += 2,
+            _ if a.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    if rest.get(i).map(|w| w.text.as_str()) != Some("submodule") {
+        return None;
+    }
+    i += 1;
+    while rest
+        .get(i)
+        .is_some_and(|w| w.text == "--quiet" || w.text == "-q")
+    {
+        i += 1;
+    }
+    if rest.get(i).map(|w| w.text.as_str()) != Some("foreach") {
+        return None;
+    }
+    i += 1;
+    while rest
+        .get(i)
+        .is_some_and(|w| matches!(w.text.as_str(), "--recursive" | "--quiet" | "-q"))
+    {
+        i += 1;
+    }
+    if rest.get(i).is_some_and(|w| w.text == "--") {
+        i += 1;
+    }
+    Some(i)
+}
+
+/// What `git submodule foreach` runs in every submodule: one word is a script for `sh -c`;
+/// several are a command run as they are (judged as the same words quoted into a script).
+fn foreach_script(words: &[WordValue]) -> Inner {
+    match words {
+        [] => Inner::Unknown("git submodule foreach without a command".into()),
+        [one] => Inner::Script(one.clone()),
+        many => {
+            let quoted: Vec<String> = many.iter().map(|w| super::shell_quote(&w.text)).collect();
+            let mut script = WordValue::literal(&quoted.join(" "));
+            script.dynamic = many.iter().find_map(|w| w.dynamic.clone());
+            script.substitutions = many.iter().flat_map(|w| w.substitutions.clone()).collect();
+            Inner::Script(script)
+        }
+    }
 }
 
 /// `su [options] [-c SCRIPT]`: the script it runs, or a shell (not known statically).
