@@ -270,6 +270,10 @@ const SYSTEM_DATA: &[&str] = &[
     "/var/spool",
     "/var/run",
     "/run",
+    "/private/etc",
+    "/private/var/log",
+    "/private/var/db",
+    "/private/var/root",
 ];
 
 /// Directories whose listing maps the machine: the root, binaries, libraries, installed
@@ -293,6 +297,11 @@ const SYSTEM_DIRS: &[&str] = &[
     "/mnt",
     "/media",
     "/var",
+    "/Applications",
+    "/Library",
+    "/System",
+    "/Users",
+    "/Volumes",
 ];
 
 /// Files in [`SYSTEM_DATA`] that only say which platform this is, and the pseudo-devices
