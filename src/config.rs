@@ -831,6 +831,14 @@ impl Config {
                 "must be greater than 0",
             ));
         }
+        for (i, k) in self.signals.known_paths.iter().enumerate() {
+            if !k.starts_with('/') {
+                return Err(invalid(
+                    &format!("signals.known_paths[{i}]"),
+                    &format!("must be an absolute path, not {k:?}"),
+                ));
+            }
+        }
         if !(0.0..=1.0).contains(&self.reviewer.deny_threshold) {
             return Err(invalid(
                 "reviewer.deny_threshold",

@@ -28,6 +28,9 @@ pub struct SignalsConfig {
     pub severity: std::collections::BTreeMap<Category, Severity>,
     /// More hosts that are no egress signal when only read from (documentation, registries).
     pub known_hosts: Vec<String>,
+    /// System paths (each with everything under it) whose reading is routine here and no
+    /// scope signal (`/etc/hosts`, `/var/log/nginx`): absolute paths.
+    pub known_paths: Vec<String>,
 }
 
 /// Documentation and package hosts reading from which is no signal (`[signals] known_hosts`
@@ -213,7 +216,7 @@ pub fn detect(
             );
         }
     }
-    scope_signals(req, action, ctx, &mut out);
+    scope_signals(req, action, ctx, cfg, &mut out);
     for s in &mut out {
         if let Some(sev) = cfg.severity.get(&s.category) {
             s.severity = *sev;
@@ -233,21 +236,26 @@ fn scope_signals(
     req: &ReviewRequest,
     action: &NormalizedAction,
     ctx: &Context,
+    cfg: &SignalsConfig,
     out: &mut Vec<Signal>,
 ) {
     let intent = req.intent.as_deref().unwrap_or("");
+    let known = |p: &Path| cfg.known_paths.iter().any(|k| p.starts_with(k));
     match action {
         NormalizedAction::Shell(a) => {
             for c in a.commands.iter().filter(|c| !c.wrapper_only) {
                 for r in &c.reads {
-                    system_read(&ctx.resolve(r), ctx, intent, out);
+                    let p = ctx.resolve(r);
+                    if !known(&p) {
+                        system_read(&p, ctx, intent, out);
+                    }
                 }
             }
             if let Action::Shell { command, .. } = &req.action {
                 service_kill(a, command, intent, out);
             }
         }
-        NormalizedAction::Read(p) | NormalizedAction::ReadTree(p) => {
+        NormalizedAction::Read(p) | NormalizedAction::ReadTree(p) if !known(p) => {
             system_read(p, ctx, intent, out);
         }
         _ => {}

@@ -120,6 +120,60 @@ fn severities_are_configurable() {
 }
 
 #[test]
+fn known_paths_raise_no_scope_signal() {
+    let detect_for = |command: &str, known: &[&str]| {
+        let req = ReviewRequest::from_json(
+            json!({"action": {"kind": "shell", "command": command, "cwd": "/work/repo"},
+                   "session": {"workspace_roots": ["/work/repo"]}})
+            .to_string()
+            .as_bytes(),
+        )
+        .expect("valid");
+        let norm = normalize(&req.action, &ctx());
+        let cfg = SignalsConfig {
+            known_paths: known.iter().map(|k| k.to_string()).collect(),
+            ..SignalsConfig::default()
+        };
+        detect(&req, &norm, &ctx(), &cfg)
+            .iter()
+            .map(|s| s.category)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        detect_for("cat /etc/hosts", &[]),
+        vec![Category::OutsideWorkspace]
+    );
+    assert!(detect_for("cat /etc/hosts", &["/etc/hosts"]).is_empty());
+    assert!(detect_for("tail -n 50 /var/log/nginx/error.log", &["/var/log/nginx"]).is_empty());
+    // Only what is listed: a neighbour still raises it, and so does a credential.
+    assert_eq!(
+        detect_for("cat /etc/hostname.bak /etc/hosts", &["/etc/hosts"]),
+        vec![Category::OutsideWorkspace]
+    );
+    assert_eq!(
+        detect_for("cat /etc/shadow", &["/etc"]),
+        vec![Category::CredentialAccess]
+    );
+}
+
+#[test]
+fn known_paths_must_be_absolute() {
+    let err = guardian::config::Config::parse(
+        "[signals]\nknown_paths = [\"/etc/hosts\", \"etc/resolv.conf\"]\n",
+        "guardian.toml",
+    )
+    .expect_err("relative path")
+    .to_string();
+    assert!(err.contains("signals.known_paths[1]"), "{err}");
+    let cfg = guardian::config::Config::parse(
+        "[signals]\nknown_paths = [\"/etc/hosts\"]\n",
+        "guardian.toml",
+    )
+    .expect("valid");
+    assert_eq!(cfg.signals.known_paths, vec!["/etc/hosts".to_string()]);
+}
+
+#[test]
 fn intent_grounding_matches_targets_as_words() {
     for (target, intent, named) in [
         ("prod", "deploy to prod", true),
