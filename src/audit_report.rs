@@ -203,6 +203,7 @@ fn action_line(v: &Value) -> String {
         "write" => format!("write {}", s("path")),
         "fetch" => format!("fetch {}", s("url")),
         "mcp" => format!("mcp {}/{}", s("server"), s("tool")),
+        "tool" => format!("tool {} (refused before review)", s("tool")),
         other => other.to_string(),
     };
     let flat: String = text

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::audit::{AuditLog, AuditRecord};
+use crate::audit::{Asked, AuditLog, AuditRecord, ToolCall};
 use crate::config::{Config, Unreviewed};
 use crate::normalize::{Context, NormalizedAction, absolute, normalize_guarded};
 use crate::policy::{Evaluation, Policy, PolicyError};
@@ -126,6 +126,31 @@ pub struct Reviewed {
     pub fallback: Option<FallbackKind>,
     /// A scored review's score, for threshold sweeps.
     pub sweep: Option<ScorePoint>,
+}
+
+/// A hook's tool call refused before any review, as [`Guardian::record_refusal`] records it.
+#[derive(Debug, Clone)]
+pub struct Refusal<'a> {
+    /// The tool's name as the agent gave it (empty when it could not be read).
+    pub tool: &'a str,
+    /// The tool's input as the agent gave it.
+    pub input: Option<&'a serde_json::Value>,
+    /// The agent's session id, when it gave one.
+    pub session_id: Option<&'a str>,
+    /// The agent (integration) that asked.
+    pub agent: &'a str,
+    /// The client that asked (authenticated name, or the agent).
+    pub client: &'a str,
+    /// The call's working directory, when given.
+    pub cwd: &'a str,
+    /// `unknown_tool` or `invalid_input`: the record's `error`.
+    pub error: &'static str,
+    /// Why: the record's rationale.
+    pub reason: &'a str,
+    /// What the agent is told.
+    pub message: &'a str,
+    /// True when the agent's own permission prompt decides (`[hooks] unreviewed = "ask"`).
+    pub deferred_to_user: bool,
 }
 
 /// The identities of one review.
@@ -639,7 +664,7 @@ impl Guardian {
             session_id: &ids.session_id,
             agent: req.session.as_ref().and_then(|s| s.agent.as_deref()),
             client,
-            action: &req.action,
+            action: Asked::Action(&req.action),
             cwd: &outcome.cwd,
             intent: req.intent.as_deref(),
             strict: req.strict,
@@ -1251,6 +1276,66 @@ pub fn combined_score(p_deny: f64, p_yes: f64, weight: f64) -> f64 {
 const HIGH_AUTHORIZATION: f64 = 0.9;
 
 impl Guardian {
+    /// Records a hook's tool call that never became an action (a tool guardian does not model,
+    /// or a call it could not read) as a fallback deny, so the audit log holds every answer a
+    /// hook gives; with `deferred_to_user` the agent's own prompt asks instead. Returns the
+    /// record's id, or the error writing it (the caller then denies: nothing unrecorded runs).
+    pub async fn record_refusal(&self, r: &Refusal<'_>) -> std::io::Result<String> {
+        let review_id = format!("rev_{}", ulid::Ulid::new());
+        let session_id = r
+            .session_id
+            .map_or_else(|| format!("ses_{}", ulid::Ulid::new()), str::to_string);
+        let record = AuditRecord {
+            time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            review_id: &review_id,
+            session_id: &session_id,
+            agent: Some(r.agent),
+            client: r.client,
+            action: Asked::Tool(ToolCall {
+                kind: "tool",
+                tool: r.tool,
+                input: r.input,
+            }),
+            cwd: r.cwd,
+            intent: None,
+            strict: false,
+            retry: None,
+            escalation: None,
+            decision: Decision::Deny,
+            decided_by: DecidedBy::Fallback,
+            rule: None,
+            risk_level: None,
+            user_authorization: None,
+            rationale: r.reason,
+            message: r.message,
+            reviewer_backend: None,
+            reviewer_model: None,
+            prompt_version: PROMPT_VERSION,
+            prompt_sha256: self.prompts.sha(),
+            error: Some(r.error),
+            latency_ms: 0,
+            tokens: Usage::default(),
+            attempts: 0,
+            stages: &[],
+            interrupt: None,
+            deferred_to_user: r.deferred_to_user,
+            signals: &[],
+            table_override: None,
+            score: None,
+            authorization_score: None,
+            decision_score: None,
+        };
+        self.audit.append(&record).await?;
+        self.metrics
+            .decisions
+            .get_or_create(&crate::metrics::DecisionLabels {
+                decided_by: DecidedBy::Fallback.as_str().to_string(),
+                decision: Decision::Deny.as_str().to_string(),
+            })
+            .inc();
+        Ok(review_id)
+    }
+
     /// Evaluates the policy. An action that reads directory trees may walk the file system
     /// (bounded: [`crate::policy::tree`]), so it is evaluated on the blocking pool, never on the
     /// runtime's threads; a panic there is re-raised here (and becomes a deny).

@@ -406,10 +406,64 @@ async fn agent_hook(
             HookAnswer::from_response(&g.review_all(reqs, &client, mode).await, mode)
         }
         Ok(Translation::Pass(_)) => HookAnswer::NoDecision,
-        Ok(Translation::Unknown(tool)) => HookAnswer::unknown_tool(&tool, mode),
-        Err(e) => HookAnswer::failure(&e),
+        // A call that never becomes an action is still an answer: audited like a decision.
+        Ok(Translation::Unknown(tool)) => {
+            let answer = HookAnswer::unknown_tool(&tool, mode);
+            let reason = match &answer {
+                HookAnswer::Deny { message, .. } => message.clone(),
+                _ => format!(
+                    "tool {tool:?} is not known to guardian; the agent's own permission prompt decides ([hooks] unreviewed = \"ask\")"
+                ),
+            };
+            let deferred = !matches!(answer, HookAnswer::Deny { .. });
+            refusal(g, &input, &client, &tool, "unknown_tool", &reason, deferred)
+                .await
+                .unwrap_or(answer)
+        }
+        Err(e) => {
+            let answer = HookAnswer::failure(&e);
+            let tool = input.tool_name.clone().unwrap_or_default();
+            refusal(g, &input, &client, &tool, "invalid_input", &e, false)
+                .await
+                .unwrap_or(answer)
+        }
     };
     Json(render(agent, event, &answer)).into_response()
+}
+
+/// Audits a hook's tool call refused before any review; `Some(deny)` when the record could not
+/// be written (nothing unrecorded runs, and a question to the user is not asked either).
+async fn refusal(
+    g: &Guardian,
+    input: &crate::integrations::claude_code::HookInput,
+    client: &str,
+    tool: &str,
+    error: &'static str,
+    reason: &str,
+    deferred_to_user: bool,
+) -> Option<HookAnswer> {
+    let message = format!("denied by guardian: {reason}");
+    let r = crate::pipeline::Refusal {
+        tool,
+        input: input.tool_input.as_ref(),
+        session_id: input.session_id.as_deref(),
+        agent: input.agent.as_deref().unwrap_or(""),
+        client,
+        cwd: input.cwd.as_deref().unwrap_or(""),
+        error,
+        reason,
+        message: &message,
+        deferred_to_user,
+    };
+    match g.record_refusal(&r).await {
+        Ok(_) => None,
+        Err(e) => {
+            tracing::error!(error = %e, tool, "audit write failed; denying");
+            Some(HookAnswer::failure(&format!(
+                "the decision could not be recorded in the audit log: {e}"
+            )))
+        }
+    }
 }
 
 async fn policy(State(g): State<Arc<Guardian>>) -> Response {

@@ -46,6 +46,29 @@ pub const GENESIS: &str = "00000000000000000000000000000000000000000000000000000
 /// `,"hash":"` + 64 hex digits + `"}`: how every chained line ends.
 const HASH_SUFFIX_LEN: usize = 9 + 64 + 2;
 
+/// What a record says was asked.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Asked<'a> {
+    /// An action of the API (`kind`: shell, read, write, fetch, mcp).
+    Action(&'a Action),
+    /// An agent's tool call refused before any review: a tool guardian does not model, or a
+    /// call it could not read (`kind`: tool).
+    Tool(ToolCall<'a>),
+}
+
+/// A hook's tool call as recorded when it never became an action.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolCall<'a> {
+    /// Always `tool`.
+    pub kind: &'static str,
+    /// The tool's name as the agent gave it (empty when it could not be read).
+    pub tool: &'a str,
+    /// The tool's input as the agent gave it (redacted like everything written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<&'a serde_json::Value>,
+}
+
 /// One decision as recorded (borrowing from the request and the outcome: nothing is copied
 /// before serialization).
 #[derive(Debug, Clone, Serialize)]
@@ -60,8 +83,8 @@ pub struct AuditRecord<'a> {
     pub agent: Option<&'a str>,
     /// The client that asked (authenticated name, or `anonymous`).
     pub client: &'a str,
-    /// The full action.
-    pub action: &'a Action,
+    /// The full action (or, for a hook's tool call refused before any review, the call).
+    pub action: Asked<'a>,
     /// The working directory the action was judged in.
     pub cwd: &'a str,
     /// The user's intent, as given.

@@ -313,6 +313,32 @@ async fn the_config_decides_what_unreviewed_actions_become() {
     // An unknown tool gets no decision at a terminal.
     let mut unknown = input("x");
     unknown["tool_name"] = json!("FrobnicateTool");
-    let out = post("/v1/hooks/claude-code", unknown).await;
+    let out = post("/v1/hooks/claude-code", unknown.clone()).await;
     assert_eq!(out, json!({}), "{out}");
+    // Headless, it is denied.
+    let out = post("/v1/hooks/claude-code?unreviewed=deny", unknown).await;
+    assert_eq!(decision(&out), "deny", "{out}");
+    // A call guardian cannot read is denied in either mode.
+    let bad = json!({"session_id": "u-1", "cwd": "/work/repo", "hook_event_name": "PreToolUse",
+                     "tool_name": "Bash", "tool_input": {"cmd": "make build"}});
+    let out = post("/v1/hooks/claude-code", bad).await;
+    assert_eq!(decision(&out), "deny", "{out}");
+    // Each of these answers is in the audit log, though none became an action.
+    let records = h.audit_records();
+    let tools: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["action"]["kind"] == "tool")
+        .collect();
+    assert_eq!(tools.len(), 3, "{records:#?}");
+    assert_eq!(tools[0]["action"]["tool"], "FrobnicateTool");
+    assert_eq!(tools[0]["action"]["input"], json!({"command": "x"}));
+    assert_eq!(tools[0]["error"], "unknown_tool");
+    assert_eq!(tools[0]["deferred_to_user"], true);
+    assert_eq!(tools[0]["session_id"], "u-1");
+    assert_eq!(tools[1]["error"], "unknown_tool");
+    assert!(tools[1].get("deferred_to_user").is_none(), "{}", tools[1]);
+    assert_eq!(tools[1]["decision"], "deny");
+    assert_eq!(tools[1]["decided_by"], "fallback");
+    assert_eq!(tools[2]["error"], "invalid_input");
+    assert_eq!(tools[2]["action"]["tool"], "Bash");
 }
