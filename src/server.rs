@@ -409,30 +409,21 @@ async fn agent_hook(
         // A call that never becomes an action is still an answer: audited like a decision.
         Ok(Translation::Unknown(tool)) => {
             let answer = HookAnswer::unknown_tool(&tool, mode);
-            let reason = match &answer {
-                HookAnswer::Deny { message, .. } => message.clone(),
-                _ => format!(
-                    "tool {tool:?} is not known to guardian; the agent's own permission prompt decides ([hooks] unreviewed = \"ask\")"
-                ),
-            };
-            let deferred = !matches!(answer, HookAnswer::Deny { .. });
-            refusal(g, &input, &client, &tool, "unknown_tool", &reason, deferred)
-                .await
-                .unwrap_or(answer)
+            let reason = format!("tool {tool:?} is not known to guardian");
+            refusal(g, &input, &client, &tool, "unknown_tool", &reason, answer).await
         }
         Err(e) => {
-            let answer = HookAnswer::failure(&e);
             let tool = input.tool_name.clone().unwrap_or_default();
-            refusal(g, &input, &client, &tool, "invalid_input", &e, false)
-                .await
-                .unwrap_or(answer)
+            let answer = HookAnswer::failure(&e);
+            refusal(g, &input, &client, &tool, "invalid_input", &e, answer).await
         }
     };
     Json(render(agent, event, &answer)).into_response()
 }
 
-/// Audits a hook's tool call refused before any review; `Some(deny)` when the record could not
-/// be written (nothing unrecorded runs, and a question to the user is not asked either).
+/// Audits a hook's tool call refused before any review and returns `answer` (a deny, or no
+/// decision when the agent's own prompt asks); a deny when the record could not be written
+/// (nothing unrecorded runs, and a question to the user is not asked either).
 async fn refusal(
     g: &Guardian,
     input: &crate::integrations::claude_code::HookInput,
@@ -440,9 +431,12 @@ async fn refusal(
     tool: &str,
     error: &'static str,
     reason: &str,
-    deferred_to_user: bool,
-) -> Option<HookAnswer> {
-    let message = format!("denied by guardian: {reason}");
+    answer: HookAnswer,
+) -> HookAnswer {
+    let message = match &answer {
+        HookAnswer::Deny { message, .. } => message.as_str(),
+        _ => "",
+    };
     let r = crate::pipeline::Refusal {
         tool,
         input: input.tool_input.as_ref(),
@@ -452,16 +446,16 @@ async fn refusal(
         cwd: input.cwd.as_deref().unwrap_or(""),
         error,
         reason,
-        message: &message,
-        deferred_to_user,
+        message,
+        deferred_to_user: !matches!(answer, HookAnswer::Deny { .. }),
     };
     match g.record_refusal(&r).await {
-        Ok(_) => None,
+        Ok(_) => answer,
         Err(e) => {
             tracing::error!(error = %e, tool, "audit write failed; denying");
-            Some(HookAnswer::failure(&format!(
+            HookAnswer::failure(&format!(
                 "the decision could not be recorded in the audit log: {e}"
-            )))
+            ))
         }
     }
 }

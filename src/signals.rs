@@ -1246,14 +1246,7 @@ fn rm_signals(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Signal>) {
 fn git_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
     let a = args(c);
     // Skip global options (`-C dir`, `-c k=v`).
-    let mut i = 0;
-    while i < a.len() && a[i].starts_with('-') {
-        i += if matches!(a[i].as_str(), "-C" | "-c" | "--git-dir" | "--work-tree") {
-            2
-        } else {
-            1
-        };
-    }
+    let i = crate::normalize::shell::wrappers::git_global_options_len(a.iter().map(String::as_str));
     let Some(sub) = a.get(i).map(String::as_str) else {
         return;
     };

@@ -339,6 +339,16 @@ async fn the_config_decides_what_unreviewed_actions_become() {
     assert!(tools[1].get("deferred_to_user").is_none(), "{}", tools[1]);
     assert_eq!(tools[1]["decision"], "deny");
     assert_eq!(tools[1]["decided_by"], "fallback");
+    let message = tools[1]["message"].as_str().unwrap_or("");
+    assert!(
+        message.starts_with("denied by guardian: tool \"FrobnicateTool\"")
+            && message.matches("denied by guardian").count() == 1,
+        "{message}"
+    );
+    assert_eq!(
+        tools[1]["rationale"],
+        "tool \"FrobnicateTool\" is not known to guardian"
+    );
     assert_eq!(tools[2]["error"], "invalid_input");
     assert_eq!(tools[2]["action"]["tool"], "Bash");
 }

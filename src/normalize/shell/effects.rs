@@ -1069,10 +1069,7 @@ fn git_effects(args: &[WordValue], e: &mut Effects) {
     let mut i = 0;
     while i < args.len() {
         let t = args[i].text.as_str();
-        if matches!(
-            t,
-            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path"
-        ) {
+        if super::wrappers::GIT_OPTIONS_WITH_VALUE.contains(&t) {
             if t == "-c"
                 && args.get(i + 1).is_some_and(|w| {
                     let k = w.text.split('=').next().unwrap_or("").to_ascii_lowercase();

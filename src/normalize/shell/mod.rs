@@ -1299,24 +1299,7 @@ fn git_without_global_options(argv: &[String]) -> Option<String> {
     if argv.first().map(|a| basename(program_name(a))) != Some("git") {
         return None;
     }
-    let mut i = 1;
-    while let Some(a) = argv.get(i) {
-        if matches!(
-            a.as_str(),
-            "-C" | "-c"
-                | "--git-dir"
-                | "--work-tree"
-                | "--namespace"
-                | "--exec-path"
-                | "--config-env"
-        ) {
-            i += 2;
-        } else if a.starts_with('-') {
-            i += 1;
-        } else {
-            break;
-        }
-    }
+    let i = 1 + wrappers::git_global_options_len(argv[1..].iter().map(String::as_str));
     if i == 1 || i >= argv.len() {
         return None;
     }
