@@ -539,7 +539,38 @@ impl Policy {
                 }
             }
         }
+        if let (Some(issue), Some(r)) = (&c.option_issue, by)
+            && !names_option(r, issue)
+        {
+            // Another allow rule may name it (`Bash(find * -delete)` after `Bash(find *)`).
+            match self.rules.iter().find(|x| {
+                x.effect == Effect::Allow
+                    && x.matcher.matches_command_text(&c.allow_text)
+                    && names_option(x, issue)
+            }) {
+                Some(named) => {
+                    t.step(format!("{} names `{}`", named.pattern, issue.name));
+                    by = Some(named);
+                }
+                None => {
+                    return Err(NotAllowed::Ask(format!(
+                        "`{}`: {}; a rule allows only what it names ({} does not name `{}`)",
+                        c.text, issue.why, r.pattern, issue.name
+                    )));
+                }
+            }
+        }
         self.allow_writes(c, writes, ctx, t)?;
+        for dir in &c.tree_writes {
+            let dir = ctx.resolve(dir);
+            if let Some(p) = self.settings.protections.tree_write(&dir, ctx) {
+                return Err(NotAllowed::Ask(format!(
+                    "`{}` deletes or empties {} with everything under it, which holds {p}",
+                    c.text,
+                    dir.display()
+                )));
+            }
+        }
         self.allow_reads(c, reads, ctx, t)?;
         if let Some(why) = unsure {
             return Err(NotAllowed::Ask(format!("`{}`: {why}", c.text)));
@@ -907,6 +938,18 @@ impl Policy {
     }
 }
 
+/// Whether an allow rule names the option (or variable) an issue is about: the option's name,
+/// or the word as written, is one of the rule's own words (`Bash(rg --pre ./bin/pdf2txt *)`).
+fn names_option(r: &Rule, issue: &crate::normalize::shell::OptionIssue) -> bool {
+    let inner = r
+        .pattern
+        .split_once('(')
+        .map_or(r.pattern.as_str(), |(_, rest)| rest.trim_end_matches(')'));
+    inner
+        .split_whitespace()
+        .any(|w| w == issue.word || w == issue.name)
+}
+
 fn describe_command(
     c: &crate::normalize::SimpleCommand,
     reads: &[PathBuf],
@@ -930,6 +973,15 @@ fn describe_command(
     }
     if !c.hosts.is_empty() {
         s.push_str(&format!(" hosts: {}", c.hosts.join(", ")));
+    }
+    if !c.tree_writes.is_empty() {
+        s.push_str(&format!(
+            " deletes with all under: {}",
+            c.tree_writes.join(", ")
+        ));
+    }
+    if let Some(i) = &c.option_issue {
+        s.push_str(&format!(" OPTION: {}", i.why));
     }
     if let Some(d) = &c.dynamic {
         s.push_str(&format!(" DYNAMIC: {d}"));
@@ -974,6 +1026,15 @@ fn shell_facts(a: &ShellAnalysis, ctx: &Context) -> Vec<String> {
         }
         for h in &c.hosts {
             facts.push(format!("contacts {h}"));
+        }
+        for d in &c.tree_writes {
+            facts.push(format!(
+                "deletes or empties {} with everything under it",
+                ctx.resolve(d).display()
+            ));
+        }
+        if let Some(i) = &c.option_issue {
+            facts.push(format!("`{}`: {}", c.text, i.why));
         }
     }
     for r in &a.remote_code {

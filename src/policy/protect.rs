@@ -165,6 +165,37 @@ impl Protections {
             .map(|(l, _)| l.clone())
     }
 
+    /// Why deleting or emptying `dir` with everything under it touches something protected, if
+    /// it does: a workspace root or the home directory inside it (or it itself), a git
+    /// directory (hooks and config are under it), or guardian's own files.
+    pub fn tree_write(&self, dir: &Path, ctx: &Context) -> Option<String> {
+        if let Some(r) = ctx.roots().iter().find(|r| r.starts_with(dir)) {
+            return Some(format!("the workspace root {}", r.display()));
+        }
+        if let Some(h) = ctx.home.as_deref().filter(|h| h.starts_with(dir)) {
+            return Some(format!("the home directory {}", h.display()));
+        }
+        if let Some(g) = ctx.git_dirs.iter().find(|g| g.starts_with(dir)) {
+            return Some(format!("the git directory {}", g.display()));
+        }
+        if dir.components().any(|c| c.as_os_str() == ".git") {
+            return Some(format!("the git directory around {}", dir.display()));
+        }
+        for name in [".git", ".husky"] {
+            let inner = dir.join(name);
+            if std::fs::symlink_metadata(&inner).is_ok() {
+                return Some(format!(
+                    "the git hooks and config under {}",
+                    inner.display()
+                ));
+            }
+        }
+        if let Some(own) = self.own_files.iter().find(|f| f.starts_with(dir)) {
+            return Some(format!("guardian's own file {}", own.display()));
+        }
+        None
+    }
+
     /// The read protection patterns with their labels (for the recursive-read overlap test).
     pub fn read_patterns(&self) -> impl Iterator<Item = (&str, &PathPattern)> {
         self.reads.iter().map(|(l, p)| (l.as_str(), p))

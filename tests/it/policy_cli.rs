@@ -316,3 +316,43 @@ fn explain_lists_the_risk_signals() {
     let out = run(dir.path(), &["policy", "explain", "--", "git", "status"]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains("risk signals"));
 }
+
+/// `policy explain` names the option that kept an allowed tool from being allowed by its rule,
+/// and a user's rule that names the option allows it.
+#[test]
+fn explain_names_the_option_a_rule_does_not_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = run(
+        dir.path(),
+        &["policy", "explain", "--", "rg", "--pre", "/tmp/evil", "foo"],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("decision: ask"), "{text}");
+    assert!(
+        text.contains("`--pre` runs a program on every file it searches"),
+        "{text}"
+    );
+    assert!(text.contains("Bash(rg *) does not name `--pre`"), "{text}");
+    // What --pre runs is judged as a command of its own.
+    assert!(text.contains("command `/tmp/evil` [rg --pre]"), "{text}");
+
+    write(
+        dir.path(),
+        "guardian.toml",
+        "[policy]\nallow = [\"Bash(rg *)\", \"Bash(rg --pre ./bin/pdf2txt *)\", \"Bash(./bin/pdf2txt *)\"]\n",
+    );
+    let named = |args: &[&str]| {
+        let mut all = vec!["policy", "explain", "--config", "guardian.toml", "--"];
+        all.extend_from_slice(args);
+        String::from_utf8_lossy(&run(dir.path(), &all).stdout).into_owned()
+    };
+    // The rule names --pre, but what --pre runs is still never allowed by a rule.
+    let text = named(&["rg", "--pre", "./bin/pdf2txt", "foo"]);
+    assert!(
+        text.contains("Bash(rg --pre ./bin/pdf2txt *) names `--pre`"),
+        "{text}"
+    );
+    assert!(text.contains("decision: ask"), "{text}");
+    let text = named(&["rg", "-n", "TODO", "src"]);
+    assert!(text.contains("decision: allow"), "{text}");
+}

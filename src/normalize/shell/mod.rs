@@ -10,6 +10,7 @@
 
 pub mod effects;
 pub mod flags;
+pub mod options;
 pub mod vars;
 pub mod words;
 pub mod wrappers;
@@ -82,12 +83,32 @@ pub struct SimpleCommand {
     pub tree_reads: Vec<String>,
     /// True when that recursive reader skips hidden paths (ripgrep's default).
     pub skips_hidden: bool,
+    /// Directories deleted or emptied with everything under them (`rm -r`, `find -delete`,
+    /// `pytest --basetemp`; also listed in `writes`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tree_writes: Vec<String>,
+    /// An option, operand or variable that a rule must name to allow this command: one its
+    /// tool's table does not know, or one that runs a program, prints the environment or
+    /// changes the system ([`options`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub option_issue: Option<OptionIssue>,
     /// Hosts contacted.
     pub hosts: Vec<String>,
     /// Why this command is not static, if it is not.
     pub dynamic: Option<String>,
     /// Where it was found: `top level`, `$(…)`, `bash -c`, `heredoc`, `find -exec`, ….
     pub context: String,
+}
+
+/// Why a command's options keep it from being allowed by a rule that does not name them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OptionIssue {
+    /// The option, operand or assignment as written (`--pre=/tmp/x`, `GIT_PAGER=x`).
+    pub word: String,
+    /// Its name as a rule would write it (`--pre`).
+    pub name: String,
+    /// What it does.
+    pub why: String,
 }
 
 /// Parses and analyses a command line (size and nesting capped, panics caught). Variables the
@@ -651,6 +672,7 @@ impl Walker {
         }
         let Collected {
             words: words_v,
+            env: mut env_words,
             mut reads,
             mut writes,
             stdin: new_stdin,
@@ -688,6 +710,7 @@ impl Walker {
             return downloads;
         }
         let un = wrappers::unwrap(&words_v);
+        env_words.extend(un.env.iter().cloned());
         reads.extend(un.reads.iter().cloned());
         writes.extend(un.writes.iter().cloned());
         if dynamic.is_none() {
@@ -703,6 +726,7 @@ impl Walker {
             writes,
             stdin,
             args_download: downloads || proc_subst_downloads,
+            env: env_words,
         };
         let inner = match &un.inner {
             Inner::Argv(k) => self.simple_argv(simple, *k),
@@ -726,6 +750,7 @@ impl Walker {
             stdin,
             privileged,
             args_download,
+            env,
         } = s;
         let mut downloads = false;
         let mut argv_v: Vec<WordValue> = words_v[k..].to_vec();
@@ -743,6 +768,10 @@ impl Walker {
         let fx = effects::effects(&base, argv_v.get(1..).unwrap_or(&[]));
         downloads |= fx.downloads || DOWNLOADERS.contains(&base.as_str());
         let tree = (!fx.tree_reads.is_empty()).then(|| (fx.tree_reads.clone(), fx.skips_hidden));
+        let mut tree_writes: Vec<WordValue> = Vec::new();
+        if base == "rm" && rm_recursive(&argv_v) {
+            tree_writes.extend(fx.writes.iter().cloned());
+        }
         reads.extend(fx.reads);
         writes.extend(fx.writes);
         if let Some(why) = fx.unknown.first()
@@ -764,11 +793,16 @@ impl Walker {
         }
         self.special_builtin(&base, &argv_v, &mut dynamic, context);
         if base == "find" {
-            writes.extend(find_writes(&argv_v));
+            let (files, deleted) = find_writes(&argv_v);
+            writes.extend(files);
+            writes.extend(deleted.iter().cloned());
+            tree_writes.extend(deleted);
         }
+        let (issue, runs) =
+            option_effects(&argv_v, &env, &mut reads, &mut writes, &mut tree_writes);
         let argv: Vec<String> = argv_v.iter().map(|w| w.text.clone()).collect();
         self.pending_tree = tree;
-        let cmd = self.command(CommandParts {
+        let mut cmd = self.command(CommandParts {
             argv,
             words: words_v,
             levels: &un.levels,
@@ -780,7 +814,26 @@ impl Walker {
             privileged,
             wrapper_only: false,
         });
+        cmd.tree_writes = tree_writes
+            .iter()
+            .filter_map(|w| self.join_cwd(&w.text))
+            .collect();
+        cmd.option_issue = issue;
         self.commands.push(cmd);
+        for (context, value) in runs {
+            // What an option or variable runs is judged like `sh -c` by deny and ask rules, and
+            // never allowed by one: it runs with arguments guardian cannot see.
+            let before = self.commands.len();
+            self.walk_child_script(&value.text, &context, Stdin::Terminal);
+            for c in &mut self.commands[before..] {
+                c.privileged |= privileged;
+                if c.dynamic.is_none() {
+                    c.dynamic = Some(format!(
+                        "{context} runs it with arguments not known statically"
+                    ));
+                }
+            }
+        }
         if base == "find" {
             self.find_exec(&argv_v, privileged);
         }
@@ -982,12 +1035,19 @@ impl Walker {
                     ast::AssignmentName::VariableName(n)
                     | ast::AssignmentName::ArrayElementName(n, _) => n.as_str(),
                 };
-                if DANGEROUS_ASSIGNMENTS.contains(&name) && c.dynamic.is_none() {
+                let raw_value = w.value.split_once('=').map_or("", |(_, v)| v);
+                if options::env::assignment_changes_what_runs(name, raw_value)
+                    && c.dynamic.is_none()
+                {
                     c.dynamic = Some(format!("it sets {name}, which changes what runs"));
                 }
                 if let Some((_, value)) = w.value.split_once('=') {
                     let v = self.eval(value);
                     c.downloads |= self.walk_word_substitutions(&v);
+                    c.env.push(WordValue {
+                        text: format!("{name}={}", v.text),
+                        ..v
+                    });
                 }
             }
             ast::CommandPrefixOrSuffixItem::IoRedirect(r) => {
@@ -1033,6 +1093,16 @@ impl Walker {
                     dynamic,
                     format!("{base} changes how later commands are run"),
                 );
+            }
+            "export" | "declare" | "typeset" | "readonly" | "local" => {
+                for w in &argv[1..] {
+                    let name = w.text.split('=').next().unwrap_or("");
+                    if options::env::changes_what_runs(name) {
+                        self.unknown(format!(
+                            "{base} {name} changes what the commands after it run"
+                        ));
+                    }
+                }
             }
             "source" | "." => set(
                 dynamic,
@@ -1204,6 +1274,8 @@ impl Walker {
             writes,
             tree_reads,
             skips_hidden,
+            tree_writes: Vec::new(),
+            option_issue: None,
             hosts,
             dynamic,
             context: context.to_string(),
@@ -1229,6 +1301,8 @@ struct Simple<'a> {
     privileged: bool,
     /// Its arguments or a process substitution download something.
     args_download: bool,
+    /// `NAME=value` assignments for it (before it, or given to `env`, `sudo`, …).
+    env: Vec<WordValue>,
 }
 
 /// Everything [`Walker::command`] records for one command.
@@ -1250,6 +1324,8 @@ struct CommandParts<'a> {
 #[derive(Default)]
 struct Collected {
     words: Vec<WordValue>,
+    /// `NAME=value` assignments before the command.
+    env: Vec<WordValue>,
     reads: Vec<WordValue>,
     writes: Vec<WordValue>,
     stdin: Option<Stdin>,
@@ -1257,41 +1333,6 @@ struct Collected {
     downloads: bool,
     proc_subst_downloads: bool,
 }
-
-/// Variables whose assignment before a command changes what runs.
-const DANGEROUS_ASSIGNMENTS: &[&str] = &[
-    "PATH",
-    "LD_PRELOAD",
-    "LD_LIBRARY_PATH",
-    "LD_AUDIT",
-    "DYLD_INSERT_LIBRARIES",
-    "BASH_ENV",
-    "ENV",
-    "IFS",
-    "PROMPT_COMMAND",
-    "SHELLOPTS",
-    "GIT_SSH",
-    "GIT_SSH_COMMAND",
-    "GIT_EXEC_PATH",
-    "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_PARAMETERS",
-    "GIT_CONFIG_COUNT",
-    "GIT_PAGER",
-    "GIT_EDITOR",
-    "GIT_ASKPASS",
-    "GIT_PROXY_COMMAND",
-    "PAGER",
-    "EDITOR",
-    "VISUAL",
-    "LESSOPEN",
-    "PYTHONPATH",
-    "PYTHONSTARTUP",
-    "NODE_OPTIONS",
-    "PERL5OPT",
-    "RUBYOPT",
-    "RUSTC_WRAPPER",
-    "HOME",
-];
 
 /// `git -C dir --no-pager push …` → `git push …`, so rules on git subcommands see through
 /// git's own global options.
@@ -1405,22 +1446,77 @@ fn static_echo_script(text: &str) -> Option<String> {
 }
 
 /// What `find` itself writes: `-delete` deletes under its start paths, `-fprint` writes a file.
-fn find_writes(argv: &[WordValue]) -> Vec<WordValue> {
+fn find_writes(argv: &[WordValue]) -> (Vec<WordValue>, Vec<WordValue>) {
     let starts: Vec<WordValue> = argv[1..]
         .iter()
         .take_while(|w| !w.text.starts_with('-') && !matches!(w.text.as_str(), "(" | "!" | ")"))
         .cloned()
         .collect();
-    let mut writes = Vec::new();
+    let mut files = Vec::new();
+    let mut deleted = Vec::new();
     for (i, w) in argv.iter().enumerate() {
         match w.text.as_str() {
-            "-delete" if starts.is_empty() => writes.push(WordValue::literal(".")),
-            "-delete" => writes.extend(starts.iter().cloned()),
-            "-fprint" | "-fprint0" | "-fprintf" | "-fls" => writes.extend(argv.get(i + 1).cloned()),
+            "-delete" if starts.is_empty() => deleted.push(WordValue::literal(".")),
+            "-delete" => deleted.extend(starts.iter().cloned()),
+            "-fprint" | "-fprint0" | "-fprintf" | "-fls" => files.extend(argv.get(i + 1).cloned()),
             _ => {}
         }
     }
-    writes
+    (files, deleted)
+}
+
+/// Whether `rm`'s options make it recursive (`-r`, `-R`, `-rf`, `--recursive`).
+fn rm_recursive(argv: &[WordValue]) -> bool {
+    argv[1..].iter().take_while(|w| w.text != "--").any(|w| {
+        w.text == "--recursive"
+            || (w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains(['r', 'R']))
+    })
+}
+
+/// What a command's options and variables do, from its tool's table ([`options`]): files read,
+/// written and emptied are added to the command's; the first effect a rule must name becomes its
+/// issue; values that name what runs are returned with their context, to be judged as scripts.
+fn option_effects(
+    argv: &[WordValue],
+    env: &[WordValue],
+    reads: &mut Vec<WordValue>,
+    writes: &mut Vec<WordValue>,
+    tree_writes: &mut Vec<WordValue>,
+) -> (Option<OptionIssue>, Vec<(String, WordValue)>) {
+    use options::Effect;
+    let mut issue = None;
+    let mut runs = Vec::new();
+    let Some(findings) = options::check(argv, env) else {
+        return (None, runs);
+    };
+    let tool = argv.first().map_or("", |w| basename(&w.text)).to_string();
+    for f in findings {
+        match f.effect {
+            Effect::Plain => {}
+            Effect::Read => reads.extend(f.value),
+            Effect::Write => writes.extend(f.value),
+            Effect::Delete => {
+                if let Some(v) = f.value {
+                    writes.push(v.clone());
+                    tree_writes.push(v);
+                }
+            }
+            effect => {
+                if let Some(v) = &f.value
+                    && (effect == Effect::Script
+                        || effect == Effect::Program && v.text.contains(['/', ' ']))
+                {
+                    runs.push((format!("{tool} {}", f.name), v.clone()));
+                }
+                issue.get_or_insert_with(|| OptionIssue {
+                    why: format!("`{}` {}", f.word, f.why),
+                    word: f.word,
+                    name: f.name,
+                });
+            }
+        }
+    }
+    (issue, runs)
 }
 
 /// Quotes a word so that re-parsing it yields the same word.

@@ -5,6 +5,7 @@
 //! one of them raised privileges. Each wrapper's options are parsed from its own option table, so
 //! `timeout -s KILL 5 rm x` is seen as `rm x`.
 
+use super::options::env::assignment_changes_what_runs;
 use super::words::WordValue;
 
 /// Programs that raise privileges.
@@ -13,57 +14,6 @@ pub const PRIVILEGE_WRAPPERS: &[&str] = &["sudo", "doas", "su", "pkexec", "chroo
 /// Shells whose `-c` argument is a script.
 pub const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox",
-];
-
-/// Environment variables that change what a command runs, or how.
-const DANGEROUS_ENV: &[&str] = &[
-    "PATH",
-    "LD_PRELOAD",
-    "LD_LIBRARY_PATH",
-    "LD_AUDIT",
-    "DYLD_INSERT_LIBRARIES",
-    "DYLD_LIBRARY_PATH",
-    "BASH_ENV",
-    "ENV",
-    "PROMPT_COMMAND",
-    "IFS",
-    "SHELLOPTS",
-    "BASHOPTS",
-    "GIT_SSH",
-    "GIT_SSH_COMMAND",
-    "GIT_EXEC_PATH",
-    "GIT_CONFIG",
-    "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_SYSTEM",
-    "GIT_CONFIG_PARAMETERS",
-    "GIT_CONFIG_COUNT",
-    "GIT_PAGER",
-    "GIT_EDITOR",
-    "GIT_ASKPASS",
-    "GIT_PROXY_COMMAND",
-    "PAGER",
-    "EDITOR",
-    "VISUAL",
-    "LESSOPEN",
-    "LESSCLOSE",
-    "PYTHONPATH",
-    "PYTHONSTARTUP",
-    "PYTHONHOME",
-    "NODE_OPTIONS",
-    "NODE_PATH",
-    "PERL5OPT",
-    "PERL5LIB",
-    "RUBYOPT",
-    "RUBYLIB",
-    "RUSTC_WRAPPER",
-    "RUSTC",
-    "CARGO_HOME",
-    "CC",
-    "CXX",
-    "MAKEFLAGS",
-    "SSH_ASKPASS",
-    "SUDO_ASKPASS",
-    "HOME",
 ];
 
 /// What a command line turns out to run once wrappers are removed.
@@ -98,6 +48,8 @@ pub struct Unwrapped {
     pub writes: Vec<WordValue>,
     /// Why the command is dynamic, if a wrapper made it so (`env PATH=…`).
     pub dynamic: Option<String>,
+    /// `NAME=value` assignments the wrappers make for the command (`env FOO=1 cmd`).
+    pub env: Vec<WordValue>,
     /// A second reading of the script (`watch` joins its words without quotes, so what runs
     /// and what the words look like differ): both are judged.
     pub alt_script: Option<String>,
@@ -234,6 +186,7 @@ pub fn unwrap(words: &[WordValue]) -> Unwrapped {
         reads: Vec::new(),
         writes: Vec::new(),
         dynamic: None,
+        env: Vec::new(),
         alt_script: None,
     };
     let mut i = 0;
@@ -251,10 +204,11 @@ pub fn unwrap(words: &[WordValue]) -> Unwrapped {
         if i > 0 && is_assignment(&w.text) {
             // `nice FOO=1 cmd` would fail to find a program named `FOO=1`; judge it as the
             // assignment it looks like, so a deny rule on `cmd` still applies.
-            let var = w.text.split('=').next().unwrap_or("");
-            if DANGEROUS_ENV.contains(&var) && out.dynamic.is_none() {
+            let (var, value) = w.text.split_once('=').unwrap_or_default();
+            if assignment_changes_what_runs(var, value) && out.dynamic.is_none() {
                 out.dynamic = Some(format!("it sets {var}, which changes what runs"));
             }
+            out.env.push(w.clone());
             i += 1;
             out.levels.push(i);
             continue;
@@ -422,10 +376,11 @@ fn wrapper_options(
         }
         // env, sudo and doas take `NAME=value` words before the command.
         if matches!(wrapper, "env" | "sudo" | "doas" | "run0") && is_assignment(t) {
-            let var = t.split('=').next().unwrap_or("");
-            if DANGEROUS_ENV.contains(&var) && out.dynamic.is_none() {
+            let (var, value) = t.split_once('=').unwrap_or_default();
+            if assignment_changes_what_runs(var, value) && out.dynamic.is_none() {
                 out.dynamic = Some(format!("{wrapper} sets {var}, which changes what runs"));
             }
+            out.env.push(words[j].clone());
             j += 1;
             continue;
         }

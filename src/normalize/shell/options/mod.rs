@@ -1,0 +1,619 @@
+//! Closed-world options: what every option of every tool the default policy allows does.
+//!
+//! This module owns, for each tool named by a `Bash(…)` allow rule of the embedded default policy
+//! (`rg`, `find`, `git diff`, `cargo test`, `pytest`, …), a table of its options: which are
+//! harmless, which take a value, and what each does beyond the tool's name (a file it reads or
+//! writes, a directory it empties, a program it runs, the environment it prints, a change to the
+//! system). [`check`] reads a command's words and the variables set for it against its table and
+//! reports [`Finding`]s: the walker turns file effects into reads and writes, judged like any
+//! other, and everything else makes the command not rule-allowed. An option a table does not know
+//! is a finding too: nothing is guessed. Tools without a table are not checked here (a user's rule
+//! that names them allows what it names), but variables that change what any program runs are
+//! ([`env`]).
+//!
+//! Tables are text, one option a line (`NAMES [VALUE] [EFFECT[: why]]`), kept per family:
+//! [`files`] (coreutils and search tools), [`git`] (git, gh, docker, kubectl views), [`build`]
+//! (build, test and lint tools). docs/rules.md lists them.
+
+pub mod build;
+pub mod env;
+pub mod files;
+pub mod git;
+mod tools;
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::words::WordValue;
+
+/// What an option (or operand, or variable) does beyond what the tool is named for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Only changes what the tool prints or selects.
+    Plain,
+    /// Its value is a file the tool reads.
+    Read,
+    /// Its value is a file or directory the tool writes.
+    Write,
+    /// Its value is a directory the tool empties or deletes (everything under it is written).
+    Delete,
+    /// Its value is a command line the tool runs (judged like `sh -c`).
+    Script,
+    /// Its value names a program, plug-in or code file the tool runs or loads.
+    Program,
+    /// The option makes the tool run other programs.
+    Spawns,
+    /// The tool prints environment variables, secrets included.
+    Env,
+    /// It changes state beyond the tool's output (the clock, branches, source files).
+    Changes,
+    /// Its value is configuration that can change what the tool runs, reads or writes.
+    Config,
+    /// Not in the tool's table.
+    Unknown,
+}
+
+impl Effect {
+    fn parse(word: &str) -> Option<Effect> {
+        Some(match word {
+            "read" => Effect::Read,
+            "write" => Effect::Write,
+            "delete" => Effect::Delete,
+            "script" => Effect::Script,
+            "program" => Effect::Program,
+            "spawns" => Effect::Spawns,
+            "env" => Effect::Env,
+            "changes" => Effect::Changes,
+            "config" => Effect::Config,
+            _ => return None,
+        })
+    }
+
+    /// Whether this effect keeps a command from being allowed by a rule that does not name it
+    /// (file effects do not: their paths are judged like any other read or write).
+    pub fn needs_naming(self) -> bool {
+        !matches!(
+            self,
+            Effect::Plain | Effect::Read | Effect::Write | Effect::Delete
+        )
+    }
+
+    /// What it does, said of the option.
+    fn says(self) -> &'static str {
+        match self {
+            Effect::Plain => "is harmless",
+            Effect::Read => "reads a file",
+            Effect::Write => "writes a file",
+            Effect::Delete => "empties or deletes a directory",
+            Effect::Script => "runs a command line",
+            Effect::Program => "runs or loads another program",
+            Effect::Spawns => "makes it run other programs",
+            Effect::Env => "prints the environment, secrets included",
+            Effect::Changes => "changes state beyond its output",
+            Effect::Config => "sets configuration that can change what it runs or writes",
+            Effect::Unknown => "is not an option guardian knows for it",
+        }
+    }
+}
+
+/// One thing a command's words or variables do that its table flags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The word as written (`--pre=/tmp/x`, `-delete`, `GIT_PAGER=less`, `env`).
+    pub word: String,
+    /// The option's name as a rule would write it (`--pre`), or the variable's name.
+    pub name: String,
+    /// What it does.
+    pub effect: Effect,
+    /// Its value, when it has one (the path written, the program run).
+    pub value: Option<WordValue>,
+    /// Why, in a few words.
+    pub why: String,
+}
+
+impl Finding {
+    /// A finding with the effect's own words as its reason.
+    pub fn new(word: &str, name: &str, effect: Effect, value: Option<WordValue>) -> Finding {
+        Finding {
+            word: word.to_string(),
+            name: name.to_string(),
+            effect,
+            value,
+            why: effect.says().to_string(),
+        }
+    }
+
+    /// The same finding, with its own reason.
+    pub fn because(mut self, why: &str) -> Finding {
+        if !why.is_empty() {
+            self.why = why.to_string();
+        }
+        self
+    }
+}
+
+/// How a tool's options are spelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// `-a`, clusters (`-la`), `-n5`/`-n 5`, `--name`, `--name=value`/`--name value`; a
+    /// multi-letter single-dash name in the table (`mvn -pl`) is one option.
+    Gnu,
+    /// `-name` or `--name`, `-name=value`/`-name value`, no clusters (Go's flag package, tsc).
+    Single,
+}
+
+/// What words after `--` are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rest {
+    /// Operands like any other.
+    Operands,
+    /// Arguments for another program, read against that table (`cargo test -- --nocapture`).
+    Table(&'static str),
+}
+
+/// A tool-specific look at the parsed words, for what the table cannot say (a filter that
+/// reads the environment, an operand that sets the clock, `make VAR=value`).
+pub type Check = fn(&Parsed<'_>, &mut Vec<Finding>);
+
+/// One tool's table.
+pub struct Tool {
+    /// The words that name it: the program's basename, then its subcommand words (`git diff`,
+    /// `npm run test`, `python -m pytest`); `@name` for a table of passed-on arguments.
+    pub head: &'static str,
+    /// How its options are spelled.
+    pub style: Style,
+    /// Whether its first operand is a subcommand with a table of its own (`git`, `cargo`).
+    pub sub: bool,
+    /// Its option lines.
+    pub options: &'static str,
+    /// What words after `--` are.
+    pub rest: Rest,
+    /// A check of its operands and option values, if it needs one.
+    pub check: Option<Check>,
+    /// Options that take every word up to `;` or `+` (find's `-exec`): those words are another
+    /// command, judged on its own.
+    pub terminated: &'static [&'static str],
+    /// Whether options end at the first operand (POSIX utilities such as `printf`), so later
+    /// words starting with `-` are operands.
+    pub posix: bool,
+}
+
+/// A command's words read against a table.
+#[derive(Debug, Default)]
+pub struct Parsed<'a> {
+    /// The tool's head (`git diff`).
+    pub head: &'static str,
+    /// Options with their values: (the table's first spelling, the word as written, values).
+    pub options: Vec<(&'static str, String, Vec<WordValue>)>,
+    /// Operands.
+    pub operands: Vec<&'a WordValue>,
+    /// Words after `--` (or after the option that passes the rest on).
+    pub rest: Vec<&'a WordValue>,
+}
+
+impl Parsed<'_> {
+    /// The values given to the option whose first spelling is `name`.
+    pub fn values(&self, name: &str) -> impl Iterator<Item = &WordValue> {
+        self.options
+            .iter()
+            .filter(move |(n, _, _)| *n == name)
+            .flat_map(|(_, _, v)| v.iter())
+    }
+
+    /// Whether the option whose first spelling is `name` was given.
+    pub fn has(&self, name: &str) -> bool {
+        self.options.iter().any(|(n, _, _)| *n == name)
+    }
+}
+
+/// How many values an option takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arity {
+    None,
+    /// Only attached (`--color=never`, `-uno`).
+    Optional,
+    Required(usize),
+}
+
+#[derive(Debug, Clone)]
+struct Opt {
+    first: &'static str,
+    arity: Arity,
+    effect: Effect,
+    why: &'static str,
+}
+
+/// A table compiled for lookup.
+struct Compiled {
+    tool: &'static Tool,
+    exact: HashMap<&'static str, Opt>,
+    prefixes: Vec<(&'static str, Opt)>,
+    numeric: bool,
+}
+
+/// An error in a table's text (a test proves every table compiles).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("options table `{head}`, line {line:?}: {why}")]
+pub struct TableError {
+    head: String,
+    line: String,
+    why: String,
+}
+
+fn compile(tool: &'static Tool) -> Result<Compiled, TableError> {
+    let mut c = Compiled {
+        tool,
+        exact: HashMap::new(),
+        prefixes: Vec::new(),
+        numeric: false,
+    };
+    for line in tool.options.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let err = |why: &str| TableError {
+            head: tool.head.to_string(),
+            line: line.to_string(),
+            why: why.to_string(),
+        };
+        let (spec, why) = match line.split_once(": ") {
+            Some((s, w)) => (s, w.trim()),
+            None => (line.trim_end_matches(':'), ""),
+        };
+        let mut names = Vec::new();
+        let mut arity = Arity::None;
+        let mut effect = Effect::Plain;
+        for word in spec.split_whitespace() {
+            match word {
+                "=" => arity = Arity::Required(1),
+                "=2" => arity = Arity::Required(2),
+                "=?" => arity = Arity::Optional,
+                w if w.starts_with('-') && w.len() > 1 => names.push(w),
+                w => {
+                    effect = Effect::parse(w).ok_or_else(|| err(&format!("unknown word {w:?}")))?
+                }
+            }
+        }
+        let Some(first) = names.first().copied() else {
+            return Err(err("no option name"));
+        };
+        let opt = Opt {
+            first,
+            arity,
+            effect,
+            why,
+        };
+        for n in names {
+            if n == "-NUM" {
+                c.numeric = true;
+            } else if let Some(p) = n.strip_suffix('*') {
+                c.prefixes.push((p, opt.clone()));
+            } else {
+                c.exact.insert(n, opt.clone());
+            }
+        }
+    }
+    Ok(c)
+}
+
+impl Compiled {
+    fn find(&self, name: &str) -> Option<&Opt> {
+        self.exact.get(name).or_else(|| {
+            self.prefixes
+                .iter()
+                .filter(|(p, _)| name.starts_with(p))
+                .max_by_key(|(p, _)| p.len())
+                .map(|(_, o)| o)
+        })
+    }
+}
+
+fn registry() -> &'static HashMap<&'static str, Compiled> {
+    static REG: OnceLock<HashMap<&'static str, Compiled>> = OnceLock::new();
+    REG.get_or_init(|| {
+        tools::TOOLS
+            .iter()
+            // A table that does not compile is left out (so its tool is judged as unknown); the
+            // test `every_table_compiles` keeps that from shipping.
+            .filter_map(|t| compile(t).ok().map(|c| (t.head, c)))
+            .collect()
+    })
+}
+
+/// Compiles every table, reporting the first error (for tests and `guardian policy check`).
+pub fn validate() -> Result<usize, TableError> {
+    let mut n = 0;
+    for t in tools::TOOLS {
+        n += compile(t)?.exact.len();
+    }
+    Ok(n)
+}
+
+/// The heads of every table, for docs and tests.
+pub fn heads() -> impl Iterator<Item = &'static str> {
+    tools::TOOLS.iter().map(|t| t.head)
+}
+
+/// The program name a table is looked up by: the basename, with versioned Pythons folded
+/// (`python3.12` → `python3`).
+fn program(word: &str) -> &str {
+    let base = super::wrappers::basename(word);
+    if base.starts_with("python3") && base[7..].chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return "python3";
+    }
+    base
+}
+
+/// What a command's words and variables do, read against its tool's table; `None` when no
+/// table knows the tool. `env` are the variables assigned for it (`NAME=value` words).
+pub fn check(argv: &[WordValue], env: &[WordValue]) -> Option<Vec<Finding>> {
+    let first = argv.first()?;
+    let reg = registry();
+    let prog = program(&first.text);
+    // The longest literal head (`python -m pytest`) first, then the program alone.
+    let mut found: Option<(&Compiled, usize)> = None;
+    for (head, c) in reg {
+        let words: Vec<&str> = head.split(' ').collect();
+        if words[0] != prog || words.len() > argv.len() {
+            continue;
+        }
+        if words[1..]
+            .iter()
+            .zip(&argv[1..])
+            .all(|(h, w)| *h == w.text && w.dynamic.is_none())
+            && found.is_none_or(|(_, n)| words.len() > n)
+        {
+            found = Some((c, words.len()));
+        }
+    }
+    let (c, n) = found?;
+    let mut out = Vec::new();
+    read_against(c, &argv[n..], &mut out);
+    env::check_assignments(env, &mut out);
+    Some(out)
+}
+
+/// Reads `args` against a compiled table, following subcommands and passed-on arguments.
+fn read_against(c: &Compiled, args: &[WordValue], out: &mut Vec<Finding>) {
+    let reg = registry();
+    let mut c = c;
+    let mut args = args;
+    // Bounded: each round moves to a longer head.
+    for _ in 0..6 {
+        let (parsed, stop) = parse(c, args, out);
+        if let Some(check) = c.tool.check {
+            check(&parsed, out);
+        }
+        if let Some(k) = stop {
+            // The first operand of a tool with subcommands: read the rest against its table.
+            let sub = args[k].text.as_str();
+            let head = format!("{} {sub}", c.tool.head);
+            match reg.get(head.as_str()) {
+                Some(next) => {
+                    c = next;
+                    args = &args[k + 1..];
+                    continue;
+                }
+                // A subcommand no table knows: what a rule names of it is what it allows.
+                None => return,
+            }
+        }
+        if !parsed.rest.is_empty() {
+            match c.tool.rest {
+                Rest::Table(name) => {
+                    if let Some(next) = reg.get(name) {
+                        let owned: Vec<WordValue> =
+                            parsed.rest.iter().map(|w| (*w).clone()).collect();
+                        read_against(next, &owned, out);
+                    }
+                }
+                Rest::Operands => {}
+            }
+        }
+        return;
+    }
+}
+
+/// Reads words against one table. Returns the parse and, for a tool with subcommands, the index
+/// of its first operand (where the subcommand starts).
+fn parse<'a>(
+    c: &Compiled,
+    args: &'a [WordValue],
+    out: &mut Vec<Finding>,
+) -> (Parsed<'a>, Option<usize>) {
+    let mut p = Parsed {
+        head: c.tool.head,
+        ..Parsed::default()
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let w = &args[i];
+        let t = w.text.as_str();
+        if t == "--" {
+            p.rest.extend(&args[i + 1..]);
+            break;
+        }
+        if c.tool.sub && t.starts_with('+') {
+            // `cargo +nightly test`: a toolchain, then the subcommand.
+            p.operands.push(w);
+            i += 1;
+            continue;
+        }
+        if !t.starts_with('-') || t == "-" || t.len() < 2 {
+            if c.tool.sub {
+                return (p, Some(i));
+            }
+            if c.tool.posix {
+                p.operands.extend(&args[i..]);
+                break;
+            }
+            p.operands.push(w);
+            i += 1;
+            continue;
+        }
+        if let Some(name) = c.tool.terminated.iter().find(|n| **n == t) {
+            // `-exec cmd … ;`: the command is judged on its own.
+            let end = args[i + 1..]
+                .iter()
+                .position(|w| w.text == ";" || w.text == "+")
+                .map_or(args.len(), |k| i + 1 + k);
+            p.options
+                .push((name, t.to_string(), args[i + 1..end].to_vec()));
+            i = end + 1;
+            continue;
+        }
+        i = match c.tool.style {
+            Style::Gnu if !t.starts_with("--") && c.find(t).is_none() => {
+                short_cluster(c, args, i, &mut p, out)
+            }
+            _ => long_option(c, args, i, &mut p, out),
+        };
+    }
+    (p, None)
+}
+
+/// Records one option and its effect.
+fn record(p: &mut Parsed<'_>, out: &mut Vec<Finding>, o: &Opt, word: &str, values: Vec<WordValue>) {
+    if o.effect != Effect::Plain {
+        out.push(Finding::new(word, o.first, o.effect, values.last().cloned()).because(o.why));
+    }
+    p.options.push((o.first, word.to_string(), values));
+}
+
+/// An attached value as a word of its own (static when the option word is).
+fn attached(w: &WordValue, text: &str) -> WordValue {
+    WordValue {
+        text: text.to_string(),
+        ..w.clone()
+    }
+}
+
+fn unknown(c: &Compiled, word: &str, name: &str) -> Finding {
+    Finding::new(word, name, Effect::Unknown, None).because(&format!(
+        "is not an option guardian knows for `{}`",
+        c.tool.head
+    ))
+}
+
+/// `--name`, `--name=value`, `--name value` (and `-name` in the single-dash style, or a
+/// multi-letter single-dash name the table lists); returns the index after it.
+fn long_option(
+    c: &Compiled,
+    args: &[WordValue],
+    i: usize,
+    p: &mut Parsed<'_>,
+    out: &mut Vec<Finding>,
+) -> usize {
+    let w = &args[i];
+    let t = w.text.as_str();
+    let (name, value) = match t.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (t, None),
+    };
+    let found = c.find(name).or_else(|| match c.tool.style {
+        // Go's flag package takes `-name` and `--name` alike.
+        Style::Single => name.strip_prefix('-').and_then(|s| c.find(s)),
+        Style::Gnu => None,
+    });
+    let Some(o) = found.cloned() else {
+        out.push(unknown(c, t, name));
+        return i + 1;
+    };
+    match (o.arity, value) {
+        (Arity::None, Some(v)) => {
+            // Go's booleans take `=true`; anything else is not this option.
+            if c.tool.style == Style::Single && matches!(v, "true" | "false" | "1" | "0") {
+                record(p, out, &o, t, Vec::new());
+            } else {
+                out.push(unknown(c, t, name).because(&format!(
+                    "gives a value to an option of `{}` that takes none",
+                    c.tool.head
+                )));
+            }
+            i + 1
+        }
+        (Arity::None | Arity::Optional, None) => {
+            record(p, out, &o, t, Vec::new());
+            i + 1
+        }
+        (Arity::Optional | Arity::Required(1), Some(v)) => {
+            record(p, out, &o, t, vec![attached(w, v)]);
+            i + 1
+        }
+        (Arity::Required(n), Some(v)) => {
+            // `--arg=NAME VALUE`: the first value attached, the others next.
+            let end = (i + n).min(args.len());
+            let mut values = vec![attached(w, v)];
+            values.extend(args[i + 1..end].iter().cloned());
+            record(p, out, &o, t, values);
+            end
+        }
+        (Arity::Required(n), None) => {
+            let end = (i + 1 + n).min(args.len());
+            if end - (i + 1) < n {
+                out.push(unknown(c, t, name).because("lacks its value"));
+                return end;
+            }
+            record(p, out, &o, t, args[i + 1..end].to_vec());
+            end
+        }
+    }
+}
+
+/// `-abc`, `-n5`, `-n 5`, `-5`; returns the index after it.
+fn short_cluster(
+    c: &Compiled,
+    args: &[WordValue],
+    i: usize,
+    p: &mut Parsed<'_>,
+    out: &mut Vec<Finding>,
+) -> usize {
+    let w = &args[i];
+    let t = w.text.as_str();
+    let letters = &t[1..];
+    if c.numeric && letters.chars().all(|ch| ch.is_ascii_digit()) {
+        p.options.push(("-NUM", t.to_string(), Vec::new()));
+        return i + 1;
+    }
+    for (k, ch) in letters.char_indices() {
+        let name = format!("-{ch}");
+        let Some(o) = c.find(&name).cloned() else {
+            out.push(unknown(c, t, &name));
+            return i + 1;
+        };
+        let after = &letters[k + ch.len_utf8()..];
+        match o.arity {
+            Arity::None => record(p, out, &o, t, Vec::new()),
+            Arity::Optional => {
+                let values = if after.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![attached(w, after)]
+                };
+                record(p, out, &o, t, values);
+                return i + 1;
+            }
+            Arity::Required(n) => {
+                // `-n5`, `-ofile`: the rest of the word is the first value.
+                let (mut values, from, need) = if after.is_empty() {
+                    (Vec::new(), i + 1, n)
+                } else {
+                    (vec![attached(w, after)], i + 1, n - 1)
+                };
+                let end = (from + need).min(args.len());
+                values.extend(args[from..end].iter().cloned());
+                if values.len() < n {
+                    out.push(unknown(c, t, &name).because("lacks its value"));
+                    return end;
+                }
+                record(p, out, &o, t, values);
+                return end;
+            }
+        }
+    }
+    i + 1
+}
+
+#[cfg(test)]
+mod tests;
