@@ -346,7 +346,7 @@ impl Default for LimitsConfig {
     }
 }
 
-/// `[breaker]`: per-session thresholds after which answers carry `"interrupt": true`.
+/// `[breaker]`: per-session thresholds after which denials carry `"interrupt": true`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BreakerConfig {
@@ -356,7 +356,8 @@ pub struct BreakerConfig {
     pub window_denials: usize,
     /// How many recent decisions `window_denials` counts over.
     pub window: usize,
-    /// The same action asked this many times in a row (a doom loop).
+    /// The same action denied this many times in a row (a doom loop); allowed repeats never
+    /// count.
     pub repeats: usize,
 }
 

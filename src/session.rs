@@ -5,7 +5,8 @@
 //!   action, the sandbox, and a fingerprint of the policy and prompt version, for a TTL. Never
 //!   across sessions; the pipeline never consults it in strict mode or for sandbox retries.
 //! - **breaker**: after N denials in a row, M denials among the last W decisions, or the same
-//!   action asked K times in a row, answers carry `interrupt: true`.
+//!   action denied K times in a row, a denial carries `interrupt: true`; an allowed action never
+//!   does (polling an allowed read is not a runaway agent).
 //! - **coalescing**: identical reviews in flight at once share one reviewer call.
 
 use std::collections::{HashMap, VecDeque};
@@ -155,7 +156,12 @@ impl Sessions {
     pub fn record(&self, session: &str, action_key: &str, decision: Decision) -> Option<String> {
         let b = &self.breaker;
         self.with(session, |s| {
-            if s.last_action.as_deref() == Some(action_key) {
+            // Only denials count as a loop (Codex counts denials): an agent polling an allowed
+            // read (`kubectl get pods` until ready, `git status`) is doing its job.
+            if decision != Decision::Deny {
+                s.last_action = None;
+                s.repeats = 0;
+            } else if s.last_action.as_deref() == Some(action_key) {
                 s.repeats += 1;
             } else {
                 s.last_action = Some(action_key.to_string());
@@ -171,7 +177,10 @@ impl Sessions {
                 s.consecutive_denials = 0;
             }
             let window_denials = s.recent.iter().filter(|d| **d == Decision::Deny).count();
-            if b.consecutive_denials > 0 && s.consecutive_denials >= b.consecutive_denials {
+            if decision != Decision::Deny {
+                // An allowed action never interrupts: the breaker speaks when it denies.
+                None
+            } else if b.consecutive_denials > 0 && s.consecutive_denials >= b.consecutive_denials {
                 Some(format!("{} denials in a row", s.consecutive_denials))
             } else if b.window_denials > 0 && window_denials >= b.window_denials {
                 Some(format!(
@@ -180,7 +189,7 @@ impl Sessions {
                 ))
             } else if b.repeats > 0 && s.repeats >= b.repeats {
                 Some(format!(
-                    "the same action was asked {} times in a row",
+                    "the same action was denied {} times in a row",
                     s.repeats
                 ))
             } else {

@@ -574,7 +574,45 @@ fn names_prod(c: &SimpleCommand) -> bool {
     })
 }
 
+/// Programs that raise privileges, however they are reached (`pkexec /bin/sh` is a wrapper
+/// around a shell with no script, `sudoedit` edits as root, `busybox su`).
+const PRIVILEGE_PROGRAMS: &[&str] = &[
+    "sudo",
+    "doas",
+    "su",
+    "pkexec",
+    "run0",
+    "sudoedit",
+    "sudo-rs",
+    "machinectl",
+    "systemd-run",
+];
+
+fn privilege_signal(c: &SimpleCommand, out: &mut Vec<Signal>) {
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    let busybox_su = name == "busybox" && c.argv.get(1).is_some_and(|a| a == "su");
+    let direct = PRIVILEGE_PROGRAMS.contains(&name)
+        && (name != "machinectl" || c.argv.get(1).is_some_and(|a| a == "shell"));
+    if !(c.privileged || direct || busybox_su) {
+        return;
+    }
+    let w = c
+        .wrappers
+        .iter()
+        .find(|w| PRIVILEGE_PROGRAMS.contains(&w.as_str()))
+        .cloned()
+        .or_else(|| (direct || busybox_su).then(|| name.to_string()))
+        .unwrap_or_else(|| "privileges".into());
+    out.push(sig(
+        Category::Privilege,
+        Severity::High,
+        format!("`{}` runs with {w}", c.text),
+        name,
+    ));
+}
+
 fn command_signals(c: &SimpleCommand, ctx: &Context, cfg: &SignalsConfig, out: &mut Vec<Signal>) {
+    privilege_signal(c, out);
     if c.wrapper_only {
         // The commands a wrapper runs are judged on their own; `git submodule foreach` also
         // multiplies what they discard by every submodule.
@@ -584,20 +622,6 @@ fn command_signals(c: &SimpleCommand, ctx: &Context, cfg: &SignalsConfig, out: &
         return;
     }
     let name = c.argv.first().map(|a| base(a)).unwrap_or("");
-    if c.privileged {
-        let w = c
-            .wrappers
-            .iter()
-            .find(|w| matches!(w.as_str(), "sudo" | "doas" | "su" | "pkexec" | "run0"))
-            .cloned()
-            .unwrap_or_else(|| "privileges".into());
-        out.push(sig(
-            Category::Privilege,
-            Severity::High,
-            format!("`{}` runs with {w}", c.text),
-            name,
-        ));
-    }
     for r in &c.reads {
         credential_read(&ctx.resolve(r), ctx, out);
     }

@@ -238,12 +238,58 @@ async fn breaker_interrupts_after_three_denials_and_on_a_doom_loop() {
             .unwrap_or_default()
             .contains("3 denials in a row")
     );
-    // The same allowed action three times in a row is a loop too.
-    for i in 0..3 {
-        let (_, r) = h.review(with_session(shell("git status"), "loop")).await;
+    // Polling an allowed read is not a loop, however often, even after the breaker tripped.
+    for i in 0..6 {
+        let (_, r) = h.review(shell("git status")).await;
         assert_eq!(r["decision"], "allow");
-        assert_eq!(r["interrupt"], i == 2, "call {i}: {r}");
+        assert_eq!(r["interrupt"], false, "call {i}: {r}");
+        let (_, r) = h.review(with_session(shell("git status"), "poll")).await;
+        assert_eq!(r["interrupt"], false, "call {i}: {r}");
     }
+}
+
+/// The repeat rule counts the same action denied again and again (a doom loop), and its message
+/// says so; different denied actions do not trip it.
+#[tokio::test]
+async fn breaker_repeat_rule_counts_the_same_denied_action() {
+    let h = Harness::new(
+        "[reviewer]\nbackend = \"none\"\n[breaker]\nconsecutive_denials = 0\nwindow_denials = 0\nrepeats = 2\n",
+    );
+    let (_, a) = h
+        .review(with_session(shell("git push origin a"), "s1"))
+        .await;
+    let (_, b) = h
+        .review(with_session(shell("git push origin b"), "s1"))
+        .await;
+    assert_eq!(
+        (a["interrupt"].clone(), b["interrupt"].clone()),
+        (json!(false), json!(false))
+    );
+    let (_, c) = h
+        .review(with_session(shell("git push origin b"), "s1"))
+        .await;
+    assert_eq!(c["decision"], "deny");
+    assert_eq!(c["interrupt"], true, "{c}");
+    let rec = h.audit_of(c["id"].as_str().unwrap_or_default());
+    assert!(
+        rec["interrupt"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("the same action was denied 2 times in a row"),
+        "{rec}"
+    );
+    // An allowed action in between resets the count.
+    let (_, d) = h
+        .review(with_session(shell("git push origin d"), "s2"))
+        .await;
+    let (_, _) = h.review(with_session(shell("git status"), "s2")).await;
+    let (_, e) = h
+        .review(with_session(shell("git push origin d"), "s2"))
+        .await;
+    assert_eq!(
+        (d["interrupt"].clone(), e["interrupt"].clone()),
+        (json!(false), json!(false))
+    );
 }
 
 #[tokio::test]
