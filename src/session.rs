@@ -248,10 +248,23 @@ mod tests {
             s.record("b", "y", Decision::Allow).is_none(),
             "sessions are separate"
         );
-        assert!(s.record("b", "y", Decision::Allow).is_none());
+        // Polling an allowed action never trips it.
+        for _ in 0..5 {
+            assert!(s.record("b", "y", Decision::Allow).is_none());
+        }
+        let r = Sessions::new(
+            BreakerConfig {
+                consecutive_denials: 0,
+                window_denials: 0,
+                window: 50,
+                repeats: 2,
+            },
+            Duration::from_secs(60),
+        );
+        assert!(r.record("c", "z", Decision::Deny).is_none());
         assert!(
-            s.record("b", "y", Decision::Allow)
-                .is_some_and(|w| w.contains("same action"))
+            r.record("c", "z", Decision::Deny)
+                .is_some_and(|w| w.contains("the same action was denied 2 times"))
         );
         let c = sessions();
         for i in 0..20 {
@@ -261,7 +274,8 @@ mod tests {
                 Decision::Allow
             };
             let r = c.record("c", &format!("k{i}"), d);
-            assert_eq!(r.is_some(), i >= 18, "at {i}: {r:?}");
+            // Only a denial carries the interrupt.
+            assert_eq!(r.is_some(), i >= 18 && i % 2 == 0, "at {i}: {r:?}");
         }
     }
 

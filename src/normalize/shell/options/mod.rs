@@ -522,8 +522,11 @@ fn long_option(
     };
     match (o.arity, value) {
         (Arity::None, Some(v)) => {
-            // Go's booleans take `=true`; anything else is not this option.
-            if c.tool.style == Style::Single && matches!(v, "true" | "false" | "1" | "0") {
+            // Go's flag package and cobra (gh, docker, kubectl) take `--flag=false`; anything
+            // else is not this option.
+            let boolean = matches!(v, "true" | "false")
+                || c.tool.style == Style::Single && matches!(v, "1" | "0");
+            if boolean {
                 record(p, out, &o, t, Vec::new());
             } else {
                 out.push(unknown(c, t, name).because(&format!(
@@ -537,28 +540,41 @@ fn long_option(
             record(p, out, &o, t, Vec::new());
             i + 1
         }
-        (Arity::Optional | Arity::Required(1), Some(v)) => {
+        (Arity::Optional, Some(v)) => {
             record(p, out, &o, t, vec![attached(w, v)]);
             i + 1
         }
+        // `--arg=NAME VALUE`: the first value attached, the others next.
         (Arity::Required(n), Some(v)) => {
-            // `--arg=NAME VALUE`: the first value attached, the others next.
-            let end = (i + n).min(args.len());
-            let mut values = vec![attached(w, v)];
-            values.extend(args[i + 1..end].iter().cloned());
-            record(p, out, &o, t, values);
-            end
+            take_values(c, args, i, n, Some(attached(w, v)), p, out, &o)
         }
-        (Arity::Required(n), None) => {
-            let end = (i + 1 + n).min(args.len());
-            if end - (i + 1) < n {
-                out.push(unknown(c, t, name).because("lacks its value"));
-                return end;
-            }
-            record(p, out, &o, t, args[i + 1..end].to_vec());
-            end
-        }
+        (Arity::Required(n), None) => take_values(c, args, i, n, None, p, out, &o),
     }
+}
+
+/// Records option `o` (the word at `i`) with its `n` values: `first` when it was attached to the
+/// word, then the words after it. Returns the index after the last value.
+#[allow(clippy::too_many_arguments)]
+fn take_values(
+    c: &Compiled,
+    args: &[WordValue],
+    i: usize,
+    n: usize,
+    first: Option<WordValue>,
+    p: &mut Parsed<'_>,
+    out: &mut Vec<Finding>,
+    o: &Opt,
+) -> usize {
+    let t = args[i].text.as_str();
+    let mut values: Vec<WordValue> = first.into_iter().collect();
+    let end = (i + 1 + n - values.len()).min(args.len());
+    values.extend(args[i + 1..end].iter().cloned());
+    if values.len() < n {
+        out.push(unknown(c, t, o.first).because("lacks its value"));
+    } else {
+        record(p, out, o, t, values);
+    }
+    end
 }
 
 /// `-abc`, `-n5`, `-n 5`, `-5`; returns the index after it.
@@ -596,19 +612,8 @@ fn short_cluster(
             }
             Arity::Required(n) => {
                 // `-n5`, `-ofile`: the rest of the word is the first value.
-                let (mut values, from, need) = if after.is_empty() {
-                    (Vec::new(), i + 1, n)
-                } else {
-                    (vec![attached(w, after)], i + 1, n - 1)
-                };
-                let end = (from + need).min(args.len());
-                values.extend(args[from..end].iter().cloned());
-                if values.len() < n {
-                    out.push(unknown(c, t, &name).because("lacks its value"));
-                    return end;
-                }
-                record(p, out, &o, t, values);
-                return end;
+                let first = (!after.is_empty()).then(|| attached(w, after));
+                return take_values(c, args, i, n, first, p, out, &o);
             }
         }
     }
