@@ -309,15 +309,32 @@ impl Compiled {
     }
 }
 
-fn registry() -> &'static HashMap<&'static str, Compiled> {
-    static REG: OnceLock<HashMap<&'static str, Compiled>> = OnceLock::new();
+/// The compiled tables: by head, and the heads of each program (for [`check`]).
+struct Registry {
+    by_head: HashMap<&'static str, Compiled>,
+    by_program: HashMap<&'static str, Vec<(Vec<&'static str>, &'static str)>>,
+}
+
+fn registry() -> &'static Registry {
+    static REG: OnceLock<Registry> = OnceLock::new();
     REG.get_or_init(|| {
-        tools::TOOLS
-            .iter()
-            // A table that does not compile is left out (so its tool is judged as unknown); the
-            // test `every_table_compiles` keeps that from shipping.
-            .filter_map(|t| compile(t).ok().map(|c| (t.head, c)))
-            .collect()
+        let mut reg = Registry {
+            by_head: HashMap::new(),
+            by_program: HashMap::new(),
+        };
+        // A table that does not compile is left out (so its tool is judged as unknown); the
+        // test `every_table_compiles` keeps that from shipping.
+        for t in tools::TOOLS {
+            if let Ok(c) = compile(t) {
+                reg.by_head.insert(t.head, c);
+                let words: Vec<&'static str> = t.head.split(' ').collect();
+                reg.by_program
+                    .entry(words[0])
+                    .or_default()
+                    .push((words, t.head));
+            }
+        }
+        reg
     })
 }
 
@@ -350,24 +367,21 @@ fn program(word: &str) -> &str {
 pub fn check(argv: &[WordValue], env: &[WordValue]) -> Option<Vec<Finding>> {
     let first = argv.first()?;
     let reg = registry();
-    let prog = program(&first.text);
     // The longest literal head (`python -m pytest`) first, then the program alone.
-    let mut found: Option<(&Compiled, usize)> = None;
-    for (head, c) in reg {
-        let words: Vec<&str> = head.split(' ').collect();
-        if words[0] != prog || words.len() > argv.len() {
-            continue;
-        }
-        if words[1..]
-            .iter()
-            .zip(&argv[1..])
-            .all(|(h, w)| *h == w.text && w.dynamic.is_none())
-            && found.is_none_or(|(_, n)| words.len() > n)
-        {
-            found = Some((c, words.len()));
-        }
-    }
-    let (c, n) = found?;
+    let (_, head) = reg
+        .by_program
+        .get(program(&first.text))?
+        .iter()
+        .filter(|(words, _)| {
+            words.len() <= argv.len()
+                && words[1..]
+                    .iter()
+                    .zip(&argv[1..])
+                    .all(|(h, w)| *h == w.text && w.dynamic.is_none())
+        })
+        .max_by_key(|(words, _)| words.len())?;
+    let n = head.split(' ').count();
+    let c = reg.by_head.get(head)?;
     let mut out = Vec::new();
     read_against(c, &argv[n..], &mut out);
     env::check_assignments(env, &mut out);
@@ -389,7 +403,7 @@ fn read_against(c: &Compiled, args: &[WordValue], out: &mut Vec<Finding>) {
             // The first operand of a tool with subcommands: read the rest against its table.
             let sub = args[k].text.as_str();
             let head = format!("{} {sub}", c.tool.head);
-            match reg.get(head.as_str()) {
+            match reg.by_head.get(head.as_str()) {
                 Some(next) => {
                     c = next;
                     args = &args[k + 1..];
@@ -402,7 +416,7 @@ fn read_against(c: &Compiled, args: &[WordValue], out: &mut Vec<Finding>) {
         if !parsed.rest.is_empty() {
             match c.tool.rest {
                 Rest::Table(name) => {
-                    if let Some(next) = reg.get(name) {
+                    if let Some(next) = reg.by_head.get(name) {
                         let owned: Vec<WordValue> =
                             parsed.rest.iter().map(|w| (*w).clone()).collect();
                         read_against(next, &owned, out);
