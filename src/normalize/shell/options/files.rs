@@ -896,10 +896,10 @@ fn reads_env(filter: &str) -> bool {
             .any(|(i, _)| word(i, 3) && !filter[..i].ends_with('$'))
 }
 
-/// `--fix` and its kind rewrite the files a linter is given (the working directory when none
+/// `--fix` and its kind (and a test runner's `-u`, which rewrites snapshots) rewrite the files a linter is given (the working directory when none
 /// are): writes, judged like any other, rather than an effect a rule must name.
 pub fn fixes_write_operands(p: &Parsed<'_>, out: &mut Vec<Finding>) {
-    const FIXES: &[&str] = &["--fix", "--unsafe-fixes", "--fix-only", "--add-noqa"];
+    const FIXES: &[&str] = &["--fix", "--unsafe-fixes", "--fix-only", "--add-noqa", "-u"];
     if !out.iter().any(|f| FIXES.contains(&f.name.as_str())) {
         return;
     }

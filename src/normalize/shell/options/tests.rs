@@ -105,6 +105,8 @@ fn everyday_spellings_have_no_finding() {
         "npm test -- --coverage src/a.test.ts",
         "npm run test -- -t login",
         "npm run lint",
+        "npm run lint -- --fix",
+        "npm test -- -u",
         "npm run build --if-present",
         "npx tsc --noEmit -p tsconfig.json",
         "tsc --noEmit",

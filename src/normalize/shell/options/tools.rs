@@ -141,7 +141,7 @@ pub const TOOLS: &[Tool] = &[
     passing(gnu("npm run test", b::NPM), "@script"),
     passing(gnu("npm run lint", b::NPM), "@script"),
     passing(gnu("npm run build", b::NPM), "@script"),
-    gnu("@script", b::SCRIPT_ARGS),
+    checked(gnu("@script", b::SCRIPT_ARGS), f::fixes_write_operands),
     gnu("tsc", b::TSC),
     gnu("npx tsc", b::TSC),
     checked(gnu("eslint", b::ESLINT), f::fixes_write_operands),
