@@ -1,14 +1,15 @@
 //! guardian decides whether an AI coding agent may run a tool call.
 //!
 //! The crate reads as the pipeline it implements:
-//! [`request`] → [`normalize`] → [`policy`] → [`reviewer`] → [`verdict`] → [`audit`],
-//! tied together by [`pipeline::Guardian`]. [`server`] (HTTP) and the `guardian` binary (CLI)
+//! [`request`] → [`normalize`] → [`policy`] → [`signals`] → [`reviewer`] → [`decision`] →
+//! [`verdict`] → [`audit`], tied together by [`pipeline::Guardian`]. [`server`] (HTTP) and the `guardian` binary (CLI)
 //! are thin adapters over [`pipeline::Guardian::review`].
 #![warn(missing_docs)]
 
 pub mod audit;
 pub mod audit_report;
 pub mod config;
+pub mod decision;
 pub mod eval;
 pub mod integrations;
 pub mod metrics;

@@ -497,7 +497,7 @@ impl Guardian {
                 tokio::spawn(async move { g.review_one(req, &client, mode).await.response })
             })
             .collect();
-        let mut all = crate::verdict::AllAllowed::default();
+        let mut all = crate::decision::AllAllowed::default();
         while let Some(joined) = pending.next().await {
             let resp = match joined {
                 Ok(resp) => resp,
@@ -632,8 +632,10 @@ impl Guardian {
     ) -> Settled {
         let deferred = outcome.unreviewed && mode == Unreviewed::Ask;
         let interrupt = if ids.session_given && !deferred {
-            self.sessions
-                .record(&ids.session_id, &ids.key, outcome.decision)
+            let counts = self
+                .sessions
+                .record(&ids.session_id, &ids.key, outcome.decision);
+            crate::decision::breaker::verdict(&counts, &self.config.breaker, outcome.decision)
         } else {
             None
         };
@@ -962,7 +964,7 @@ impl Guardian {
                     // failures included, goes on to the full review.
                     match self.call_with_retries(fp, &attempts).await {
                         Ok(out)
-                            if crate::signals::outcome_table(&out.verdict, signals).decision
+                            if crate::decision::outcome_table(&out.verdict, signals).decision
                                 == Decision::Allow
                                 && out.verdict.risk_level == RiskLevel::Low
                                 && signals.is_empty() =>
@@ -1011,7 +1013,7 @@ impl Guardian {
                     authorization: out.authorization,
                     decision_score: out.decision_score,
                     table_denies: !signals.is_empty()
-                        && crate::signals::outcome_table(
+                        && crate::decision::outcome_table(
                             &crate::reviewer::Verdict {
                                 outcome: crate::reviewer::Outcome::Allow,
                                 ..out.verdict.clone()
@@ -1023,7 +1025,7 @@ impl Guardian {
                 });
                 // The outcome table runs here, in code: the model's risk raised to the signals'
                 // severities decides what its "allow" may stand for.
-                let table = crate::signals::outcome_table(&out.verdict, signals);
+                let table = crate::decision::outcome_table(&out.verdict, signals);
                 let decision = table.decision;
                 let risk = table.risk;
                 // A table denial says why, after what the model said of the action.
@@ -1135,8 +1137,7 @@ impl Guardian {
         attempts: &std::sync::atomic::AtomicU32,
         signals: &[crate::signals::Signal],
     ) -> Result<crate::reviewer::ReviewOutput, ReviewerError> {
-        use crate::config::Explain;
-        use crate::reviewer::{Outcome, Question, UserAuthorization, Verdict};
+        use crate::reviewer::Question;
         let r = &self.config.reviewer;
         // Every question is the verdict's prompt with another last line (one rendering, one
         // cached prefix).
@@ -1146,16 +1147,12 @@ impl Guardian {
                 self.reviewer.score(&decision, Question::DECISION)
             })
             .await?;
-        let p_deny = scored.last();
-        let threshold = r.deny_threshold;
-        let weight = r.authorization_weight;
+        let thresholds = crate::decision::Thresholds::of(r);
         let mut usage = scored.usage;
         let mut stages = vec!["decision"];
         // The table's input, asked whatever the score (a sweep over thresholds needs it), and
         // of every action when it weighs in the score.
-        let authorization = if signals.is_empty() && weight <= 0.0 {
-            None
-        } else {
+        let authorization = if crate::decision::score::asks_authorization(&thresholds, signals) {
             let asked = verdict.asking(prompt::AUTHORIZATION_QUESTION);
             let a = self
                 .with_retries(attempts, || {
@@ -1165,115 +1162,36 @@ impl Guardian {
             usage = usage.plus(a.usage);
             stages.push("authorization");
             Some(a.last())
-        };
-        // P(yes) when it weighs in the score.
-        let weighed = authorization.filter(|_| weight > 0.0);
-        let score = weighed.map_or(p_deny, |p_yes| combined_score(p_deny, p_yes, weight));
-        let denies = score >= threshold;
-        let user_authorization = match authorization {
-            None => UserAuthorization::Unknown,
-            Some(p) if p >= r.authorization_threshold.max(HIGH_AUTHORIZATION) => {
-                UserAuthorization::High
-            }
-            Some(p) if p >= r.authorization_threshold => UserAuthorization::Medium,
-            Some(_) => UserAuthorization::Low,
-        };
-        let outcome = if denies {
-            Outcome::Deny
         } else {
-            Outcome::Allow
+            None
         };
-        let risk_level = if denies {
-            RiskLevel::Medium
-        } else {
-            RiskLevel::Low
-        };
-        let scored_as = match weighed {
-            Some(p_yes) => format!(
-                "risk score {score:.2} >= threshold {threshold:.2}, from P(deny) {p_deny:.2} and P(the user asked for it) {p_yes:.2}"
-            ),
-            None => format!("P(deny) {p_deny:.2} >= threshold {threshold:.2}"),
-        };
-        let written = match r.explain {
-            Explain::Always => true,
-            Explain::Deny => denies,
-            Explain::Never => false,
-        };
-        let mut rationale = None;
-        if written {
+        let s = crate::decision::score::score(scored.last(), authorization, &thresholds);
+        let mut written = None;
+        if s.wants_explanation(r.explain) {
             match self.call_with_retries(verdict, attempts).await {
                 Ok(out) => {
                     usage = usage.plus(out.usage);
                     stages.push("verdict");
-                    rationale = Some(if denies {
-                        format!("{scored_as}: {}", out.verdict.rationale)
-                    } else {
-                        out.verdict.rationale
-                    });
+                    written = Some(out.verdict.rationale);
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "the verdict after a scored decision failed; keeping the decision")
                 }
             }
         }
-        let rationale = rationale.unwrap_or_else(|| {
-            if denies && !signals.is_empty() {
-                let found: Vec<&str> = signals.iter().map(|s| s.evidence.as_str()).collect();
-                format!(
-                    "the reviewer model judged it risky ({scored_as}); guardian's risk signals: {}",
-                    found.join("; ")
-                )
-            } else if denies {
-                format!(
-                    "the reviewer model judged it risky ({scored_as}); guardian found no risk signal in it (the model's written explanation {})",
-                    if r.explain == Explain::Never {
-                        "was not asked for: reviewer.explain = \"never\""
-                    } else {
-                        "failed"
-                    }
-                )
-            } else if let Some(p) = authorization {
-                format!(
-                    "the reviewer model's risk score {score:.2} is below the threshold {threshold:.2} (P(deny) {p_deny:.2}, P(the user asked for it) {p:.2})"
-                )
-            } else {
-                format!(
-                    "the reviewer model scored P(deny) {p_deny:.2}, below the threshold {threshold:.2}, and guardian found no risk signal"
-                )
-            }
-        });
+        let rationale = s.rationale(written, signals, r.explain);
         Ok(crate::reviewer::ReviewOutput {
-            verdict: Verdict {
-                rationale,
-                risk_level,
-                user_authorization,
-                outcome,
-            },
+            verdict: s.verdict(rationale),
             usage,
             stages,
-            score: Some(score),
-            decision_score: weighed.map(|_| p_deny),
+            score: Some(s.score),
+            decision_score: s.weighed.map(|_| s.p_deny),
             authorization,
         })
     }
 }
 
-/// The risk score of a decision weighed with the authorization question:
-/// σ(logit P(deny) − w · logit P(yes)), probabilities clamped to [1e-6, 1 − 1e-6] so that a
-/// certain answer stays finite. w = 0 is P(deny) itself.
-pub fn combined_score(p_deny: f64, p_yes: f64, weight: f64) -> f64 {
-    let logit = |p: f64| {
-        let p = p.clamp(1e-6, 1.0 - 1e-6);
-        (p / (1.0 - p)).ln()
-    };
-    let z = logit(p_deny) - weight * logit(p_yes);
-    1.0 / (1.0 + (-z).exp())
-}
-
-/// P(yes) of the authorization question from which the user's authorization counts as high
-/// (what a high-severity signal needs, with its target named in the intent), when
-/// `authorization_threshold` is lower.
-const HIGH_AUTHORIZATION: f64 = 0.9;
+pub use crate::decision::combined_score;
 
 impl Guardian {
     /// Records a hook's tool call that never became an action (a tool guardian does not model,

@@ -16,9 +16,49 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::OnceCell;
 
-use crate::config::BreakerConfig;
+use serde::Deserialize;
+
 use crate::reviewer::{ReviewOutput, ReviewerError, UserAuthorization};
 use crate::verdict::{Decision, RiskLevel};
+
+/// `[breaker]`: per-session thresholds after which denials carry `"interrupt": true`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BreakerConfig {
+    /// Denials in a row.
+    pub consecutive_denials: usize,
+    /// Denials among the last `window` decisions.
+    pub window_denials: usize,
+    /// How many recent decisions `window_denials` counts over.
+    pub window: usize,
+    /// The same action denied this many times in a row (a doom loop); allowed repeats never
+    /// count.
+    pub repeats: usize,
+}
+
+impl Default for BreakerConfig {
+    fn default() -> Self {
+        BreakerConfig {
+            consecutive_denials: 3,
+            window_denials: 10,
+            window: 50,
+            repeats: 3,
+        }
+    }
+}
+
+/// A session's counts after a decision, for the breaker's verdict.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BreakerCounts {
+    /// Denials in a row, this one included.
+    pub consecutive_denials: usize,
+    /// Denials among the last `window_len` decisions.
+    pub window_denials: usize,
+    /// How many decisions the window holds now.
+    pub window_len: usize,
+    /// How many times in a row the same action was denied.
+    pub repeats: usize,
+}
 
 /// Sessions kept at most; the least recently seen are dropped beyond it.
 const MAX_SESSIONS: usize = 10_000;
@@ -95,6 +135,11 @@ impl Sessions {
         f(&mut state)
     }
 
+    /// The breaker's thresholds.
+    pub fn breaker(&self) -> &BreakerConfig {
+        &self.breaker
+    }
+
     /// Whether memory is on.
     pub fn memory_enabled(&self) -> bool {
         !self.ttl.is_zero()
@@ -152,12 +197,12 @@ impl Sessions {
         });
     }
 
-    /// Records a decision; returns why the agent must stop, when a threshold is reached.
-    pub fn record(&self, session: &str, action_key: &str, decision: Decision) -> Option<String> {
-        let b = &self.breaker;
+    /// Records a decision; returns the session's counts, from which
+    /// [`crate::decision::breaker`] tells whether the agent must stop.
+    pub fn record(&self, session: &str, action_key: &str, decision: Decision) -> BreakerCounts {
+        let window = self.breaker.window;
         self.with(session, |s| {
-            // Only denials count as a loop (Codex counts denials): an agent polling an allowed
-            // read (`kubectl get pods` until ready, `git status`) is doing its job.
+            // Only denials count as a loop: an allowed action resets the repeat count.
             if decision != Decision::Deny {
                 s.last_action = None;
                 s.repeats = 0;
@@ -168,7 +213,7 @@ impl Sessions {
                 s.repeats = 1;
             }
             s.recent.push_back(decision);
-            while s.recent.len() > b.window {
+            while s.recent.len() > window {
                 s.recent.pop_front();
             }
             if decision == Decision::Deny {
@@ -176,24 +221,11 @@ impl Sessions {
             } else {
                 s.consecutive_denials = 0;
             }
-            let window_denials = s.recent.iter().filter(|d| **d == Decision::Deny).count();
-            if decision != Decision::Deny {
-                // An allowed action never interrupts: the breaker speaks when it denies.
-                None
-            } else if b.consecutive_denials > 0 && s.consecutive_denials >= b.consecutive_denials {
-                Some(format!("{} denials in a row", s.consecutive_denials))
-            } else if b.window_denials > 0 && window_denials >= b.window_denials {
-                Some(format!(
-                    "{window_denials} denials among the last {} decisions",
-                    s.recent.len()
-                ))
-            } else if b.repeats > 0 && s.repeats >= b.repeats {
-                Some(format!(
-                    "the same action was denied {} times in a row",
-                    s.repeats
-                ))
-            } else {
-                None
+            BreakerCounts {
+                consecutive_denials: s.consecutive_denials,
+                window_denials: s.recent.iter().filter(|d| **d == Decision::Deny).count(),
+                window_len: s.recent.len(),
+                repeats: s.repeats,
             }
         })
     }
@@ -233,50 +265,6 @@ mod tests {
 
     fn sessions() -> Sessions {
         Sessions::new(BreakerConfig::default(), Duration::from_secs(60))
-    }
-
-    #[test]
-    fn breaker_thresholds() {
-        let s = sessions();
-        assert!(s.record("a", "x1", Decision::Deny).is_none());
-        assert!(s.record("a", "x2", Decision::Deny).is_none());
-        assert!(
-            s.record("a", "x3", Decision::Deny)
-                .is_some_and(|w| w.contains("3 denials in a row"))
-        );
-        assert!(
-            s.record("b", "y", Decision::Allow).is_none(),
-            "sessions are separate"
-        );
-        // Polling an allowed action never trips it.
-        for _ in 0..5 {
-            assert!(s.record("b", "y", Decision::Allow).is_none());
-        }
-        let r = Sessions::new(
-            BreakerConfig {
-                consecutive_denials: 0,
-                window_denials: 0,
-                window: 50,
-                repeats: 2,
-            },
-            Duration::from_secs(60),
-        );
-        assert!(r.record("c", "z", Decision::Deny).is_none());
-        assert!(
-            r.record("c", "z", Decision::Deny)
-                .is_some_and(|w| w.contains("the same action was denied 2 times"))
-        );
-        let c = sessions();
-        for i in 0..20 {
-            let d = if i % 2 == 0 {
-                Decision::Deny
-            } else {
-                Decision::Allow
-            };
-            let r = c.record("c", &format!("k{i}"), d);
-            // Only a denial carries the interrupt.
-            assert_eq!(r.is_some(), i >= 18 && i % 2 == 0, "at {i}: {r:?}");
-        }
     }
 
     #[test]

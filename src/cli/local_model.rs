@@ -5,14 +5,6 @@ use super::*;
 /// The local reviewer's address (scripts/local-model.sh serve).
 pub(crate) const LOCAL_MODEL_URL: &str = "http://127.0.0.1:8089/v1";
 
-/// The local model's `reviewer.deny_threshold`, chosen with `guardian eval
-/// --target-false-allow` on the main split (evals/RESULTS.md).
-pub(crate) const LOCAL_MODEL_DENY_THRESHOLD: f64 = 0.934;
-
-/// The local model's `reviewer.authorization_threshold`, chosen on the main split with the
-/// deny threshold (evals/RESULTS.md).
-pub(crate) const LOCAL_MODEL_AUTHORIZATION_THRESHOLD: f64 = 0.5;
-
 /// With the embedded defaults, use the local reviewer model when one is serving on loopback
 /// (`scripts/local-model.sh serve`); otherwise keep `backend = "none"`.
 pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
@@ -48,8 +40,10 @@ pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
             // chosen on the main split (evals/RESULTS.md), and warm the prompt prefix. Its
             // written verdicts cost seconds per denial: guardian writes the reasons.
             cfg.reviewer.scoring = guardian::config::Scoring::Logprobs;
-            cfg.reviewer.deny_threshold = LOCAL_MODEL_DENY_THRESHOLD;
-            cfg.reviewer.authorization_threshold = LOCAL_MODEL_AUTHORIZATION_THRESHOLD;
+            let t = guardian::decision::LOCAL_MODEL;
+            cfg.reviewer.deny_threshold = t.deny;
+            cfg.reviewer.authorization_threshold = t.authorization;
+            cfg.reviewer.authorization_weight = t.authorization_weight;
             cfg.reviewer.explain = guardian::config::Explain::Never;
             cfg.reviewer.warm_up = true;
         }

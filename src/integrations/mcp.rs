@@ -38,7 +38,7 @@ pub trait Decider: Send + Sync {
         let _ = mode;
         Box::pin(async move {
             let answers = futures::future::join_all(reqs.into_iter().map(|r| self.decide(r))).await;
-            let mut all = crate::verdict::AllAllowed::default();
+            let mut all = crate::decision::AllAllowed::default();
             let mut deny = None;
             for answer in answers {
                 if let Some(d) = all.push(answer?) {

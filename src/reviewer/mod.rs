@@ -7,6 +7,7 @@
 
 pub mod anthropic;
 pub mod budget;
+pub mod config;
 pub mod openai;
 pub mod prompt;
 
@@ -329,10 +330,8 @@ pub trait Reviewer: Send + Sync {
 /// The backend a `[reviewer]` section names, built once (its HTTP client from
 /// [`crate::transport`]); `backend = "none"` is [`NoReviewer`]. The API key is read from the
 /// environment variable `api_key_env` names.
-pub fn from_config(
-    r: &crate::config::ReviewerConfig,
-) -> Result<std::sync::Arc<dyn Reviewer>, String> {
-    use crate::config::BackendKind;
+pub fn from_config(r: &config::ReviewerConfig) -> Result<std::sync::Arc<dyn Reviewer>, String> {
+    use config::BackendKind;
     let api_key = r
         .api_key_env
         .as_deref()

@@ -10,7 +10,7 @@
 use sha2::{Digest, Sha256};
 
 use super::budget::{self, Budget};
-use crate::config::Evidence;
+use super::config::Evidence;
 use crate::normalize::Context;
 use crate::request::ReviewRequest;
 

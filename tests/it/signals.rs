@@ -257,8 +257,9 @@ async fn the_outcome_table_overrides_a_low_allow_against_a_high_signal() {
 
 #[test]
 fn the_outcome_table_rows() {
+    use guardian::decision::outcome_table;
     use guardian::reviewer::{Outcome, UserAuthorization as U, Verdict};
-    use guardian::signals::{Severity, Signal, outcome_table};
+    use guardian::signals::{Severity, Signal};
     use guardian::verdict::{Decision, RiskLevel as R};
     let v = |risk, auth, outcome| Verdict {
         rationale: "x".into(),

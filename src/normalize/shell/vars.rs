@@ -22,7 +22,7 @@
 
 use std::collections::HashMap;
 
-use super::SimpleCommand;
+use super::command::SimpleCommand;
 
 /// Most assignments of one script checked for resolution (each check scans the script).
 pub const MAX_RESOLVED: usize = 64;
@@ -125,7 +125,7 @@ impl Scope {
     /// The value a plain expansion of `name` has, when it is known.
     pub fn value(&self, name: &str, quoted: bool) -> Option<&str> {
         let v = self.values.get(name)?;
-        (quoted || (self.unquoted && super::words::is_plain(v))).then_some(v.as_str())
+        (quoted || (self.unquoted && super::text::is_plain(v))).then_some(v.as_str())
     }
 }
 
@@ -180,7 +180,7 @@ fn blocked(commands: &[SimpleCommand]) -> bool {
         if program.contains(['$', '`']) {
             return true;
         }
-        let name = super::wrappers::basename(program);
+        let name = super::text::basename(program);
         let args = c.argv.get(1..).unwrap_or(&[]);
         match name {
             "eval" | "source" | "." | "enable" => true,

@@ -39,23 +39,7 @@ impl WordValue {
     }
 }
 
-/// Whether a word is plain: letters, digits and `_./=:,+@%-` only, so the shell reads it as
-/// written (nothing to expand, unquote or glob).
-pub fn is_plain(word: &str) -> bool {
-    !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_./=:,+@%-".contains(&b))
-}
-
-/// A word as shell text: plain words as they are, anything else single-quoted.
-pub fn quote(word: &str) -> String {
-    if is_plain(word) {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
-}
+pub use super::text::{is_plain, quote};
 
 /// Evaluates a raw word (as the parser gives it) statically.
 pub fn evaluate(raw: &str) -> WordValue {

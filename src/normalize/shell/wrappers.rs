@@ -55,33 +55,7 @@ pub struct Unwrapped {
     pub alt_script: Option<String>,
 }
 
-/// The name a program is known by: the basename when it lives in a standard binary directory.
-pub fn program_name(word: &str) -> &str {
-    const STD_DIRS: &[&str] = &[
-        "/bin/",
-        "/usr/bin/",
-        "/usr/local/bin/",
-        "/sbin/",
-        "/usr/sbin/",
-        "/usr/local/sbin/",
-        "/opt/homebrew/bin/",
-        "/run/current-system/sw/bin/",
-        "/usr/libexec/",
-    ];
-    if STD_DIRS
-        .iter()
-        .any(|d| word.starts_with(d) && !word[d.len()..].contains('/'))
-    {
-        word.rsplit('/').next().unwrap_or(word)
-    } else {
-        word
-    }
-}
-
-/// The last path component of a program word, for deny matching (`./git` → `git`).
-pub fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
-}
+pub use super::text::{basename, program_name};
 
 /// How one wrapper's options are shaped.
 struct Spec {
@@ -333,7 +307,10 @@ fn foreach_script(words: &[WordValue]) -> Inner {
         [] => Inner::Unknown("git submodule foreach without a command".into()),
         [one] => Inner::Script(one.clone()),
         many => {
-            let quoted: Vec<String> = many.iter().map(|w| super::shell_quote(&w.text)).collect();
+            let quoted: Vec<String> = many
+                .iter()
+                .map(|w| super::text::shell_quote(&w.text))
+                .collect();
             let mut script = WordValue::literal(&quoted.join(" "));
             script.dynamic = many.iter().find_map(|w| w.dynamic.clone());
             script.substitutions = many.iter().flat_map(|w| w.substitutions.clone()).collect();
@@ -443,7 +420,7 @@ fn wrapper_end(words: &[WordValue], j: usize, wrapper: &str, out: &mut Unwrapped
         // What the agent appears to mean, quotes kept: judged as well (see `alt_script`).
         let quoted: Vec<String> = words[j..]
             .iter()
-            .map(|w| super::shell_quote(&w.text))
+            .map(|w| super::text::shell_quote(&w.text))
             .collect();
         out.alt_script = Some(quoted.join(" "));
         let mut script = WordValue::literal(&joined.join(" "));

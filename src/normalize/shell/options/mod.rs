@@ -355,7 +355,7 @@ pub fn heads() -> impl Iterator<Item = &'static str> {
 /// The program name a table is looked up by: the basename, with versioned Pythons folded
 /// (`python3.12` → `python3`).
 fn program(word: &str) -> &str {
-    let base = super::wrappers::basename(word);
+    let base = super::text::basename(word);
     if base.starts_with("python3") && base[7..].chars().all(|c| c.is_ascii_digit() || c == '.') {
         return "python3";
     }

@@ -1,0 +1,228 @@
+//! A scored review's decision: P(deny) (and the authorization question's P(yes)) against the
+//! thresholds, and the reasons guardian writes for it. The thresholds' defaults, and the local
+//! model's calibrated values, live here and nowhere else.
+
+use crate::reviewer::config::{Explain, ReviewerConfig};
+use crate::reviewer::{Outcome, UserAuthorization, Verdict};
+use crate::verdict::{RiskLevel, Signal};
+
+/// The thresholds a score is compared with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Thresholds {
+    /// `reviewer.deny_threshold`: deny when the score is at least this.
+    pub deny: f64,
+    /// `reviewer.authorization_threshold`: P(yes) from which the user's authorization counts.
+    pub authorization: f64,
+    /// `reviewer.authorization_weight`: how much P(yes) weighs in the score (0: not at all).
+    pub authorization_weight: f64,
+}
+
+/// The defaults of `[reviewer]` (the config's own defaults are tested against these).
+pub const DEFAULT: Thresholds = Thresholds {
+    deny: 0.5,
+    authorization: 0.5,
+    authorization_weight: 0.0,
+};
+
+/// The local model's (Qwen2.5-Coder-1.5B, `scripts/local-model.sh`) thresholds, chosen with
+/// `guardian eval --target-false-allow` on the main split (evals/RESULTS.md).
+pub const LOCAL_MODEL: Thresholds = Thresholds {
+    deny: 0.934,
+    authorization: 0.5,
+    authorization_weight: 0.0,
+};
+
+/// P(yes) of the authorization question from which the user's authorization counts as high
+/// (what a high-severity signal needs, with its target named in the intent), when the
+/// authorization threshold is lower.
+pub const HIGH_AUTHORIZATION: f64 = 0.9;
+
+impl Thresholds {
+    /// The thresholds a reviewer config sets.
+    pub fn of(r: &ReviewerConfig) -> Thresholds {
+        Thresholds {
+            deny: r.deny_threshold,
+            authorization: r.authorization_threshold,
+            authorization_weight: r.authorization_weight,
+        }
+    }
+}
+
+/// The risk score of a decision weighed with the authorization question:
+/// σ(logit P(deny) − w · logit P(yes)), probabilities clamped to [1e-6, 1 − 1e-6] so that a
+/// certain answer stays finite. w = 0 is P(deny) itself.
+pub fn combined_score(p_deny: f64, p_yes: f64, weight: f64) -> f64 {
+    let logit = |p: f64| {
+        let p = p.clamp(1e-6, 1.0 - 1e-6);
+        (p / (1.0 - p)).ln()
+    };
+    let z = logit(p_deny) - weight * logit(p_yes);
+    1.0 / (1.0 + (-z).exp())
+}
+
+/// A score turned into a decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    /// P(deny) of the decision question.
+    pub p_deny: f64,
+    /// P(yes) of the authorization question, when it was asked.
+    pub authorization: Option<f64>,
+    /// P(yes) when it weighs in the score.
+    pub weighed: Option<f64>,
+    /// The score compared with the deny threshold.
+    pub score: f64,
+    /// The deny threshold.
+    pub threshold: f64,
+    /// Whether the score denies.
+    pub denies: bool,
+    /// The user's authorization as the outcome table reads it.
+    pub user_authorization: UserAuthorization,
+}
+
+/// Whether the authorization question must be asked: an action with risk signals (the table
+/// needs it), or every action when it weighs in the score.
+pub fn asks_authorization(t: &Thresholds, signals: &[Signal]) -> bool {
+    !signals.is_empty() || t.authorization_weight > 0.0
+}
+
+/// Decides a score: P(deny), and P(yes) when the authorization question was asked.
+pub fn score(p_deny: f64, authorization: Option<f64>, t: &Thresholds) -> Scored {
+    let weighed = authorization.filter(|_| t.authorization_weight > 0.0);
+    let score = weighed.map_or(p_deny, |p_yes| {
+        combined_score(p_deny, p_yes, t.authorization_weight)
+    });
+    let user_authorization = match authorization {
+        None => UserAuthorization::Unknown,
+        Some(p) if p >= t.authorization.max(HIGH_AUTHORIZATION) => UserAuthorization::High,
+        Some(p) if p >= t.authorization => UserAuthorization::Medium,
+        Some(_) => UserAuthorization::Low,
+    };
+    Scored {
+        p_deny,
+        authorization,
+        weighed,
+        score,
+        threshold: t.deny,
+        denies: score >= t.deny,
+        user_authorization,
+    }
+}
+
+impl Scored {
+    /// Whether the model's written verdict is asked for, to explain the decision.
+    pub fn wants_explanation(&self, explain: Explain) -> bool {
+        match explain {
+            Explain::Always => true,
+            Explain::Deny => self.denies,
+            Explain::Never => false,
+        }
+    }
+
+    /// How the score compares with the threshold, in words.
+    pub fn scored_as(&self) -> String {
+        let (score, threshold, p_deny) = (self.score, self.threshold, self.p_deny);
+        match self.weighed {
+            Some(p_yes) => format!(
+                "risk score {score:.2} >= threshold {threshold:.2}, from P(deny) {p_deny:.2} and P(the user asked for it) {p_yes:.2}"
+            ),
+            None => format!("P(deny) {p_deny:.2} >= threshold {threshold:.2}"),
+        }
+    }
+
+    /// The rationale: the model's written one (`written`, prefixed with the score on a
+    /// denial), or guardian's words from the score and the signals.
+    pub fn rationale(
+        &self,
+        written: Option<String>,
+        signals: &[Signal],
+        explain: Explain,
+    ) -> String {
+        let (score, threshold, p_deny) = (self.score, self.threshold, self.p_deny);
+        let scored_as = self.scored_as();
+        if let Some(w) = written {
+            return if self.denies {
+                format!("{scored_as}: {w}")
+            } else {
+                w
+            };
+        }
+        if self.denies && !signals.is_empty() {
+            let found: Vec<&str> = signals.iter().map(|s| s.evidence.as_str()).collect();
+            format!(
+                "the reviewer model judged it risky ({scored_as}); guardian's risk signals: {}",
+                found.join("; ")
+            )
+        } else if self.denies {
+            format!(
+                "the reviewer model judged it risky ({scored_as}); guardian found no risk signal in it (the model's written explanation {})",
+                if explain == Explain::Never {
+                    "was not asked for: reviewer.explain = \"never\""
+                } else {
+                    "failed"
+                }
+            )
+        } else if let Some(p) = self.authorization {
+            format!(
+                "the reviewer model's risk score {score:.2} is below the threshold {threshold:.2} (P(deny) {p_deny:.2}, P(the user asked for it) {p:.2})"
+            )
+        } else {
+            format!(
+                "the reviewer model scored P(deny) {p_deny:.2}, below the threshold {threshold:.2}, and guardian found no risk signal"
+            )
+        }
+    }
+
+    /// The verdict the score stands for (the outcome table still runs on it).
+    pub fn verdict(&self, rationale: String) -> Verdict {
+        Verdict {
+            rationale,
+            risk_level: if self.denies {
+                RiskLevel::Medium
+            } else {
+                RiskLevel::Low
+            },
+            user_authorization: self.user_authorization,
+            outcome: if self.denies {
+                Outcome::Deny
+            } else {
+                Outcome::Allow
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_config_defaults_are_these() {
+        assert_eq!(Thresholds::of(&ReviewerConfig::default()), DEFAULT);
+    }
+
+    #[test]
+    fn a_score_against_the_thresholds() {
+        let s = score(0.95, None, &LOCAL_MODEL);
+        assert!(s.denies);
+        assert_eq!(s.user_authorization, UserAuthorization::Unknown);
+        let s = score(0.93, Some(0.95), &LOCAL_MODEL);
+        assert!(!s.denies);
+        assert_eq!(s.user_authorization, UserAuthorization::High);
+        assert_eq!(
+            score(0.2, Some(0.6), &DEFAULT).user_authorization,
+            UserAuthorization::Medium
+        );
+        assert_eq!(
+            score(0.2, Some(0.1), &DEFAULT).user_authorization,
+            UserAuthorization::Low
+        );
+        let weighed = Thresholds {
+            authorization_weight: 1.0,
+            ..DEFAULT
+        };
+        // A request the user clearly made lowers the score below P(deny).
+        let s = score(0.6, Some(0.9), &weighed);
+        assert!(s.score < 0.6 && !s.denies, "{s:?}");
+        assert!((combined_score(0.7, 0.3, 0.0) - 0.7).abs() < 1e-9);
+    }
+}
