@@ -42,7 +42,7 @@ const FLOORS: &[(&str, u8)] = &[
 
 /// The shell normaliser's modules, in their line.
 const SHELL_LINE: &[&str] = &[
-    "text", "command", "vars", "words", "options", "wrappers", "effects", "flags", "mod",
+    "text", "git", "command", "vars", "words", "options", "wrappers", "effects", "flags", "mod",
 ];
 
 fn rust_files(p: &Path) -> Vec<PathBuf> {

@@ -1065,35 +1065,24 @@ fn fx_pip(_name: &str, args: &[WordValue], e: &mut Effects) {
 }
 
 fn git_effects(args: &[WordValue], e: &mut Effects) {
-    // Skip global options: -C dir, -c k=v, --git-dir=…, etc.
-    let mut i = 0;
-    while i < args.len() {
-        let t = args[i].text.as_str();
-        if super::wrappers::GIT_OPTIONS_WITH_VALUE.contains(&t) {
-            if t == "-c"
-                && args.get(i + 1).is_some_and(|w| {
-                    let k = w.text.split('=').next().unwrap_or("").to_ascii_lowercase();
-                    k.starts_with("core.")
-                        || k.starts_with("alias.")
-                        || k.contains("sshcommand")
-                        || k.starts_with("protocol.")
-                        || k.contains("hookspath")
-                })
-            {
-                e.unknown
-                    .push("git -c sets a configuration that can run commands".into());
-            }
-            i += 2;
-            continue;
-        }
-        if t.starts_with('-') {
-            i += 1;
-            continue;
-        }
-        break;
+    let g = super::git::split(args);
+    // `-c k=v` with a key that can run commands.
+    if g.global_options().iter().any(|(o, v)| {
+        *o == "-c"
+            && v.is_some_and(|v| {
+                let k = v.split('=').next().unwrap_or("").to_ascii_lowercase();
+                k.starts_with("core.")
+                    || k.starts_with("alias.")
+                    || k.contains("sshcommand")
+                    || k.starts_with("protocol.")
+                    || k.contains("hookspath")
+            })
+    }) {
+        e.unknown
+            .push("git -c sets a configuration that can run commands".into());
     }
-    let Some(sub) = args.get(i) else { return };
-    let rest = &args[i + 1..];
+    let Some(sub) = g.sub else { return };
+    let rest = g.rest;
     let a = parse_args(
         rest,
         "obuc",

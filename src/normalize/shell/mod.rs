@@ -11,6 +11,7 @@
 pub mod command;
 pub mod effects;
 pub mod flags;
+pub mod git;
 pub mod options;
 pub mod text;
 pub mod vars;

@@ -23,6 +23,12 @@ pub struct WordValue {
     pub glob: bool,
 }
 
+impl AsRef<str> for WordValue {
+    fn as_ref(&self) -> &str {
+        &self.text
+    }
+}
+
 impl WordValue {
     /// A static word with this text.
     pub fn literal(text: &str) -> WordValue {

@@ -242,33 +242,7 @@ pub fn unwrap(words: &[WordValue]) -> Unwrapped {
     out
 }
 
-/// git's global options that take the next word as their value (`-C dir`, `-c k=v`, …).
-pub const GIT_OPTIONS_WITH_VALUE: &[&str] = &[
-    "-C",
-    "-c",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--exec-path",
-    "--config-env",
-];
-
-/// How many of the words after `git` are its global options and their values: the subcommand
-/// is the next word (`git -C dir --no-pager push` → 3).
-pub fn git_global_options_len<'a>(args: impl IntoIterator<Item = &'a str>) -> usize {
-    let mut args = args.into_iter();
-    let mut n = 0;
-    while let Some(a) = args.next() {
-        if GIT_OPTIONS_WITH_VALUE.contains(&a) {
-            n += 1 + usize::from(args.next().is_some());
-        } else if a.starts_with('-') {
-            n += 1;
-        } else {
-            break;
-        }
-    }
-    n
-}
+pub use super::git::{GIT_OPTIONS_WITH_VALUE, git_global_options_len};
 
 /// Where the command of `git [global options] submodule [--quiet] foreach [--recursive] CMD…`
 /// starts in the words after `git`, when these words are such a command.

@@ -1,0 +1,227 @@
+//! git and GitHub CLI signals: history rewritten or pushed, protections changed, repositories made
+//! public.
+
+use super::*;
+
+pub(super) fn git_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
+    // git's words, read as the normaliser reads them (global options skipped).
+    let g = crate::normalize::shell::git::split(args(c));
+    let Some(sub) = g.sub.map(String::as_str) else {
+        return;
+    };
+    let rest = g.rest;
+    let has_r = |f: &[&str]| rest.iter().any(|x| f.contains(&x.as_str()));
+    match sub {
+        "push" => {
+            let operands: Vec<&String> = rest.iter().filter(|x| !x.starts_with('-')).collect();
+            let lease = rest.iter().any(|x| x.starts_with("--force-with-lease"));
+            let force = has_r(&["-f", "--force"])
+                || rest
+                    .iter()
+                    .any(|x| x.starts_with('-') && !x.starts_with("--") && x.contains('f'))
+                || operands.iter().skip(1).any(|x| x.starts_with('+'));
+            let branch = operands
+                .get(1)
+                .map(|b| {
+                    b.trim_start_matches('+')
+                        .rsplit(':')
+                        .next()
+                        .unwrap_or(b)
+                        .to_string()
+                })
+                .unwrap_or_default();
+            let main = matches!(
+                branch.as_str(),
+                "main" | "master" | "trunk" | "develop" | "release"
+            );
+            if force || (lease && main) {
+                out.push(sig(
+                    Category::RemoteHistory,
+                    if main {
+                        Severity::Critical
+                    } else {
+                        Severity::High
+                    },
+                    format!(
+                        "`{}` force-pushes {}",
+                        c.text,
+                        if branch.is_empty() {
+                            "the current branch"
+                        } else {
+                            &branch
+                        }
+                    ),
+                    if branch.is_empty() { "push" } else { &branch },
+                ));
+            }
+            let deletes =
+                has_r(&["-d", "--delete"]) || operands.iter().skip(1).any(|x| x.starts_with(':'));
+            if deletes {
+                out.push(sig(
+                    Category::RemoteHistory,
+                    Severity::High,
+                    format!("`{}` deletes a remote branch", c.text),
+                    operands
+                        .last()
+                        .map_or("branch", |b| b.trim_start_matches(':')),
+                ));
+            }
+            if has_r(&["--all", "--mirror", "--tags"]) {
+                out.push(sig(
+                    Category::RemoteHistory,
+                    Severity::High,
+                    format!("`{}` pushes every ref", c.text),
+                    "all refs",
+                ));
+            }
+        }
+        "reset" if has_r(&["--hard"]) => out.push(sig(
+            Category::Destructive,
+            Severity::High,
+            format!("`{}` discards uncommitted work", c.text),
+            "reset --hard",
+        )),
+        "clean"
+            if rest
+                .iter()
+                .any(|x| x.starts_with('-') && (x.contains('f') || x == "--force")) =>
+        {
+            out.push(sig(
+                Category::Destructive,
+                if rest.iter().any(|x| x.starts_with('-') && x.contains('x')) {
+                    Severity::High
+                } else {
+                    Severity::Medium
+                },
+                format!("`{}` deletes untracked files", c.text),
+                "clean",
+            ))
+        }
+        "checkout" | "restore"
+            if rest.iter().any(|x| x == ".")
+                && !has_r(&["-b", "-B"])
+                && (!has_r(&["--staged", "-S"]) || has_r(&["--worktree", "-W"])) =>
+        {
+            out.push(sig(
+                Category::Destructive,
+                Severity::High,
+                format!("`{}` discards changes", c.text),
+                ".",
+            ))
+        }
+        "branch" if has_r(&["-D"]) => out.push(sig(
+            Category::Destructive,
+            Severity::Medium,
+            format!("`{}` deletes a branch", c.text),
+            rest.last().map_or("branch", String::as_str),
+        )),
+        "filter-branch" | "filter-repo" => out.push(sig(
+            Category::RemoteHistory,
+            Severity::High,
+            format!("`{}` rewrites history", c.text),
+            "history",
+        )),
+        "config"
+            if rest.iter().any(|x| {
+                matches!(
+                    x.to_ascii_lowercase().as_str(),
+                    "core.hookspath" | "core.fsmonitor" | "core.sshcommand" | "include.path"
+                )
+            }) =>
+        {
+            out.push(sig(
+                Category::Persistence,
+                Severity::High,
+                format!("`{}` makes git run other code by itself", c.text),
+                rest.iter()
+                    .find(|x| x.contains('.'))
+                    .map_or("git config", String::as_str),
+            ))
+        }
+        // `git submodule foreach CMD` runs CMD in every submodule: judge its words.
+        "submodule" if rest.first().is_some_and(|x| x == "foreach") => {
+            let script = rest[1..]
+                .iter()
+                .filter(|x| !x.starts_with("--"))
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_ascii_lowercase();
+            let destroys = script.contains("reset --hard")
+                || script
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .windows(2)
+                    .any(|w| w[0] == "clean" && w[1].starts_with('-') && w[1].contains('f'))
+                || script.contains("push --force")
+                || script.contains("push -f");
+            if destroys {
+                out.push(sig(
+                    Category::Destructive,
+                    Severity::High,
+                    format!("`{}` discards work in every submodule", c.text),
+                    "submodules",
+                ));
+            }
+        }
+        "remote" if matches!(rest.first().map(String::as_str), Some("add" | "set-url")) => out
+            .push(sig(
+                Category::RemoteHistory,
+                Severity::Medium,
+                format!("`{}` changes where pushes go", c.text),
+                rest.get(1).map_or("remote", String::as_str),
+            )),
+        _ => {}
+    }
+}
+
+/// GitHub CLI calls that publish a repository.
+pub(super) fn gh_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
+    let a = args(c);
+    let public = a
+        .windows(2)
+        .any(|w| w[0] == "--visibility" && w[1] == "public")
+        || a.iter()
+            .any(|x| x == "--visibility=public" || x == "--public");
+    if a.first().is_some_and(|x| x == "repo")
+        && matches!(a.get(1).map(String::as_str), Some("edit" | "create"))
+        && public
+    {
+        out.push(sig(
+            Category::NetworkEgress,
+            Severity::High,
+            format!("`{}` makes a repository public", c.text),
+            a.get(2).map_or("repository", String::as_str),
+        ));
+    }
+}
+
+/// A push after a remote was added or changed, or after history was rewritten, in one line.
+pub(super) fn push_history(cmds: &[SimpleCommand], out: &mut Vec<Signal>) {
+    let is = |c: &SimpleCommand, subs: &[&str]| {
+        c.argv.first().is_some_and(|a| base(a) == "git")
+            && c.argv
+                .iter()
+                .skip(1)
+                .find(|a| !a.starts_with('-'))
+                .is_some_and(|s| subs.contains(&s.as_str()))
+    };
+    let mut changed = false;
+    for c in cmds {
+        if is(c, &["filter-branch", "filter-repo", "rebase"])
+            || (is(c, &["remote"]) && c.argv.iter().any(|a| a == "add" || a == "set-url"))
+        {
+            changed = true;
+        } else if changed && is(c, &["push"]) {
+            out.push(sig(
+                Category::RemoteHistory,
+                Severity::High,
+                format!(
+                    "`{}` pushes after the remote or history was changed",
+                    c.text
+                ),
+                "push",
+            ));
+        }
+    }
+}

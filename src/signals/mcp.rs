@@ -1,0 +1,181 @@
+//! MCP tool-call signals: what a tool's name and arguments say it does.
+
+use super::*;
+
+/// MCP and app tools: what their name and arguments say they do.
+pub(super) fn mcp_signals(
+    server: &str,
+    tool: &str,
+    args: &str,
+    cfg: &SignalsConfig,
+    out: &mut Vec<Signal>,
+) {
+    let t = tool.to_ascii_lowercase();
+    let words: Vec<&str> = t
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let any = |list: &[&str]| words.iter().any(|w| list.iter().any(|v| w.starts_with(v)));
+    let who = format!("{server}/{tool}");
+    let recipient = recipient_of(args).unwrap_or_else(|| who.clone());
+    let compact: String = args
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if words.iter().any(|w| w.starts_with("repo"))
+        && (compact.contains("\"private\":false") || compact.contains("\"visibility\":\"public\""))
+    {
+        out.push(sig(
+            Category::NetworkEgress,
+            Severity::High,
+            format!("{who} makes a repository public"),
+            &recipient,
+        ));
+    }
+    if any(&[
+        "send", "post", "share", "publish", "upload", "email", "mail", "message", "tweet",
+        "forward", "invite", "notify",
+    ]) {
+        out.push(sig(
+            Category::NetworkEgress,
+            Severity::Medium,
+            format!("{who} sends data out (to {recipient})"),
+            &recipient,
+        ));
+    }
+    if any(&[
+        "delete",
+        "remove",
+        "purge",
+        "cancel",
+        "transfer",
+        "pay",
+        "refund",
+        "withdraw",
+        "drop",
+        "destroy",
+        "wipe",
+        "revoke",
+        "archive",
+        "close",
+        "terminate",
+    ]) {
+        out.push(sig(
+            Category::Destructive,
+            Severity::High,
+            format!("{who} deletes, cancels or moves something"),
+            &recipient,
+        ));
+    }
+    if any(&[
+        "grant",
+        "role",
+        "permission",
+        "access",
+        "share",
+        "admin",
+        "promote",
+        "invite",
+    ]) && (t.contains("grant")
+        || t.contains("role")
+        || t.contains("permission")
+        || t.contains("access")
+        || t.contains("admin"))
+    {
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!("{who} grants roles or access"),
+            &recipient,
+        ));
+    }
+    if any(&["deploy", "release", "rollout", "scale"]) {
+        out.push(sig(
+            Category::Production,
+            if args.to_ascii_lowercase().contains("prod") {
+                Severity::High
+            } else {
+                Severity::Medium
+            },
+            format!("{who} changes something deployed"),
+            &recipient,
+        ));
+    }
+    let st = format!("{} {t}", server.to_ascii_lowercase());
+    if ["secret", "credential", "password", "vault", "keychain"]
+        .iter()
+        .any(|w| st.contains(w))
+    {
+        out.push(sig(
+            Category::CredentialAccess,
+            Severity::High,
+            format!("{who} handles secrets"),
+            &recipient,
+        ));
+    }
+    if ["protection", "collaborator", "ruleset"]
+        .iter()
+        .any(|w| t.contains(w))
+    {
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!("{who} changes who may do what"),
+            &recipient,
+        ));
+    }
+    sql_text_signals(args, &who, true, out);
+    // Hosts the arguments send the tool to.
+    let mut seen = std::collections::HashSet::new();
+    for (i, _) in args.match_indices("://") {
+        let scheme_ok = args[..i].ends_with("http") || args[..i].ends_with("https");
+        let host: String = args[i + 3..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+            .collect();
+        if scheme_ok && !host.is_empty() && seen.insert(host.clone()) {
+            host_signal(&host, false, cfg, out);
+        }
+    }
+}
+
+/// The recipient, channel, repository or account an MCP call's arguments name.
+pub(super) fn recipient_of(args: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(args).ok()?;
+    let obj = v.as_object()?;
+    for k in [
+        "to",
+        "recipient",
+        "recipients",
+        "channel",
+        "email",
+        "address",
+        "user",
+        "username",
+        "repo",
+        "repository",
+        "account",
+        "destination",
+        "url",
+        "target",
+        "id",
+        "name",
+    ] {
+        if let Some(x) = obj.get(k) {
+            let s = match x {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Array(a) => a
+                    .iter()
+                    .filter_map(|e| e.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                other => other.to_string(),
+            };
+            if !s.is_empty() {
+                return Some(s);
+            }
+        }
+    }
+    None
+}

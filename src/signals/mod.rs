@@ -1,0 +1,275 @@
+//! Risk signals: what an action does, in the terms of the risk taxonomy, computed in code.
+//!
+//! This module owns the signal catalogue: from a normalised action (the shell commands with their
+//! files and hosts, a file read or write, a fetch, an MCP tool call) and the request (the user's
+//! intent, the content written, the MCP arguments) it derives trusted facts such as "writes a
+//! systemd unit", "force-pushes main", "posts a secret-looking string through an MCP tool". Each
+//! [`Signal`] has a fixed [`Category`], a [`Severity`] and an `evidence` string naming its target,
+//! and says whether the user's intent names that target ([`named_in_intent`]). Signals decide
+//! nothing here: the pipeline puts them in the reviewer's prompt and applies the outcome table
+//! ([`final_risk`]) to the reviewer's verdict; a rule still decides before any of it.
+
+mod files;
+mod git;
+mod mcp;
+mod network;
+mod packages;
+mod scope;
+mod shell;
+
+use files::*;
+use git::*;
+use mcp::*;
+use network::*;
+use packages::*;
+use scope::*;
+use shell::*;
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::normalize::shell::SimpleCommand;
+use crate::normalize::{Context, NormalizedAction};
+use crate::request::{Action, ReviewRequest};
+
+pub use crate::verdict::{Category, Severity, Signal};
+
+/// `[signals]`: severity overrides per category and the hosts reading from which is no signal.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SignalsConfig {
+    /// A category's severity, replacing the catalogue's (`destructive = "critical"`); a
+    /// signal's own escalation (e.g. production targets) is kept when it is higher.
+    pub severity: std::collections::BTreeMap<Category, Severity>,
+    /// More hosts that are no egress signal when only read from (documentation, registries).
+    pub known_hosts: Vec<String>,
+    /// System paths (each with everything under it) whose reading is routine here and no
+    /// scope signal (`/etc/hosts`, `/var/log/nginx`): absolute paths.
+    pub known_paths: Vec<String>,
+}
+
+fn sig(category: Category, severity: Severity, evidence: String, target: &str) -> Signal {
+    Signal {
+        category,
+        severity,
+        evidence,
+        named_in_intent: false,
+        target: target.to_string(),
+    }
+}
+
+fn base(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+fn home_rel(p: &Path, ctx: &Context) -> String {
+    match ctx.home.as_deref().and_then(|h| p.strip_prefix(h).ok()) {
+        Some(rest) => format!("~/{}", rest.display()),
+        None => p.display().to_string(),
+    }
+}
+
+/// The signals of a request's action.
+pub fn detect(
+    req: &ReviewRequest,
+    action: &NormalizedAction,
+    ctx: &Context,
+    cfg: &SignalsConfig,
+) -> Vec<Signal> {
+    let mut out = Vec::new();
+    match action {
+        NormalizedAction::Shell(a) => {
+            for c in &a.commands {
+                command_signals(c, ctx, cfg, &mut out);
+            }
+            push_history(a.commands.as_slice(), &mut out);
+            for r in &a.remote_code {
+                out.push(sig(
+                    Category::SupplyChain,
+                    Severity::High,
+                    r.clone(),
+                    "remote code",
+                ));
+            }
+            if let Action::Shell { command, .. } = &req.action {
+                secrets_in(command, "the command line", &mut out);
+                script_signals(command, ctx, &mut out);
+            }
+        }
+        NormalizedAction::Read(p) | NormalizedAction::ReadTree(p) => {
+            credential_read(p, ctx, &mut out);
+        }
+        NormalizedAction::Write(p) => {
+            write_signals(p, ctx, &mut out);
+            if let Action::Write {
+                content, diff: d, ..
+            } = &req.action
+            {
+                for text in [content, d].into_iter().flatten() {
+                    secrets_in(text, "the content written", &mut out);
+                    download_exec_in(text, "the content written", &mut out);
+                    registry_config_in(p, text, &mut out);
+                }
+            }
+        }
+        NormalizedAction::Fetch { url, host } => {
+            host_signal(host, false, cfg, &mut out);
+            secrets_in(url, "the URL", &mut out);
+        }
+        NormalizedAction::Mcp { server, tool } => {
+            let args = match &req.action {
+                Action::Mcp { arguments, .. } => arguments.to_string(),
+                _ => String::new(),
+            };
+            mcp_signals(server, tool, &args, cfg, &mut out);
+            download_exec_in(
+                &args,
+                &format!("the arguments of {server}/{tool}"),
+                &mut out,
+            );
+            secrets_in(
+                &args,
+                &format!("the arguments of {server}/{tool}"),
+                &mut out,
+            );
+        }
+    }
+    scope_signals(req, action, ctx, cfg, &mut out);
+    for s in &mut out {
+        if let Some(sev) = cfg.severity.get(&s.category) {
+            s.severity = *sev;
+        }
+        s.named_in_intent = req
+            .intent
+            .as_deref()
+            .is_some_and(|i| named_in_intent(&s.target, i));
+    }
+    dedup(out)
+}
+
+fn dedup(mut v: Vec<Signal>) -> Vec<Signal> {
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|s| seen.insert((s.category, s.evidence.clone())));
+    v
+}
+
+/// The words of a command after its program, options first-class.
+fn args(c: &SimpleCommand) -> &[String] {
+    c.argv.get(1..).unwrap_or(&[])
+}
+
+fn has(c: &SimpleCommand, flags: &[&str]) -> bool {
+    args(c).iter().any(|a| flags.contains(&a.as_str()))
+}
+
+/// Short flags as letters: `-rf` has `r` and `f`.
+fn has_short(c: &SimpleCommand, letter: char) -> bool {
+    args(c)
+        .iter()
+        .any(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains(letter))
+}
+
+fn subcommand(c: &SimpleCommand) -> Option<&str> {
+    args(c)
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .map(String::as_str)
+}
+
+fn names_prod(c: &SimpleCommand) -> bool {
+    c.argv.iter().any(|a| {
+        let a = a.to_ascii_lowercase();
+        ["prod", "production", "live"].iter().any(|p| {
+            a == *p
+                || a.split(['=', '/', ':', '-', '_', '.', ','])
+                    .any(|part| part == *p)
+        })
+    })
+}
+
+/// Whether the user's intent names `target`: one of the target's distinctive tokens (a file
+/// name, a host or its registrable part, a branch, a namespace, a tool) appears in the intent
+/// as a word.
+pub fn named_in_intent(target: &str, intent: &str) -> bool {
+    let intent = intent.to_ascii_lowercase();
+    let intent_words: Vec<&str> = intent
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/')))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let target = target.to_ascii_lowercase();
+    let mut tokens: Vec<String> = vec![target.clone()];
+    tokens.extend(
+        target
+            .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+            .filter(|t| t.len() >= 3)
+            .map(str::to_string),
+    );
+    // A host's registrable part: `api.prod.example.com` → `example`.
+    if target.contains('.') && !target.contains('/') {
+        let parts: Vec<&str> = target.split('.').collect();
+        if parts.len() >= 2 {
+            tokens.push(parts[parts.len() - 2].to_string());
+        }
+    }
+    const GENERIC: &[&str] = &[
+        "the",
+        "and",
+        "com",
+        "org",
+        "net",
+        "www",
+        "http",
+        "https",
+        "git",
+        "src",
+        "tmp",
+        "usr",
+        "etc",
+        "home",
+        "bin",
+        "lib",
+        "var",
+        "local",
+        "config",
+        "file",
+        "files",
+        "push",
+        "main",
+        "all",
+        "refs",
+        "environment",
+        "history",
+        "remote",
+        "code",
+        "json",
+        "txt",
+    ];
+    let trim = |x: &str| {
+        x.trim_matches(|c: char| matches!(c, '.' | '-' | '/' | '~'))
+            .to_string()
+    };
+    tokens.iter().map(|t| trim(t)).any(|t| {
+        !GENERIC.contains(&t.as_str())
+            && t.len() >= 3
+            && intent_words.iter().any(|w| {
+                let w = trim(w);
+                w == t || w.ends_with(&format!("/{t}")) || (t.len() >= 5 && w.contains(t.as_str()))
+            })
+    })
+}
+
+/// A signal as a line of trusted facts in the reviewer's prompt.
+pub fn fact(s: &Signal) -> String {
+    format!(
+        "RISK SIGNAL ({}, {}): {}; the user's request {} its target",
+        s.category.as_str(),
+        s.severity.as_str(),
+        s.evidence,
+        if s.named_in_intent {
+            "names"
+        } else {
+            "does not name"
+        }
+    )
+}

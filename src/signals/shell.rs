@@ -1,0 +1,621 @@
+//! Shell command signals: the table of program families ([`FAMILIES`]) and the signals of
+//! privileges, containers, SQL clients, production targets and role bindings.
+
+use super::*;
+
+/// Words that say a subcommand or tool only reads.
+pub(super) const READ_ONLY_VERBS: &[&str] = &[
+    "get", "describe", "list", "ls", "show", "status", "logs", "log", "diff", "explain", "version",
+    "lint", "template", "plan", "fmt", "validate", "view", "top", "history", "output", "preview",
+    "inspect", "search", "read", "fetch", "query", "info", "help", "whoami", "check", "dry-run",
+];
+
+/// Programs that raise privileges, however they are reached (`pkexec /bin/sh` is a wrapper
+/// around a shell with no script, `sudoedit` edits as root, `busybox su`).
+pub(super) const PRIVILEGE_PROGRAMS: &[&str] = &[
+    "sudo",
+    "doas",
+    "su",
+    "pkexec",
+    "run0",
+    "sudoedit",
+    "sudo-rs",
+    "machinectl",
+    "systemd-run",
+];
+
+pub(super) fn privilege_signal(c: &SimpleCommand, out: &mut Vec<Signal>) {
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    let busybox_su = name == "busybox" && c.argv.get(1).is_some_and(|a| a == "su");
+    let direct = PRIVILEGE_PROGRAMS.contains(&name)
+        && (name != "machinectl" || c.argv.get(1).is_some_and(|a| a == "shell"));
+    if !(c.privileged || direct || busybox_su) {
+        return;
+    }
+    let w = c
+        .wrappers
+        .iter()
+        .find(|w| PRIVILEGE_PROGRAMS.contains(&w.as_str()))
+        .cloned()
+        .or_else(|| (direct || busybox_su).then(|| name.to_string()))
+        .unwrap_or_else(|| "privileges".into());
+    out.push(sig(
+        Category::Privilege,
+        Severity::High,
+        format!("`{}` runs with {w}", c.text),
+        name,
+    ));
+}
+
+/// What a command's name and words say it does: the families of programs whose words are
+/// read, like the normaliser's `effects::FAMILIES`. A new program is one entry here and one
+/// small function.
+type Family = (
+    &'static [&'static str],
+    fn(&SimpleCommand, &Context, &mut Vec<Signal>),
+);
+
+/// The program families (a program may be in more than one).
+pub(super) const FAMILIES: &[Family] = &[
+    (&["env", "printenv", "set", "export", "declare"], env_dump),
+    (&["history"], history),
+    (&["security", "gh", "gcloud", "aws"], token_printers),
+    (&["crontab", "systemctl", "launchctl"], persistence),
+    (&["git"], |c, _, out| git_signals(c, out)),
+    (&["rm", "rmdir", "unlink", "shred"], rm_signals),
+    (
+        &[
+            "mkfs", "fdisk", "sfdisk", "parted", "wipefs", "mkswap", "dd",
+        ],
+        disks,
+    ),
+    (&["chmod"], setuid_bits),
+    (
+        &["usermod", "gpasswd", "adduser", "visudo"],
+        privileged_groups,
+    ),
+    (&["echo", "printf", "print"], echo_secret),
+    (&["find"], find_signals),
+    (
+        &["grep", "egrep", "fgrep", "rg", "ag", "ack"],
+        secret_search,
+    ),
+    (&["docker", "podman"], |c, _, out| container_signals(c, out)),
+    (&["gh"], |c, _, out| gh_signals(c, out)),
+];
+
+/// Signals every command is read for, whatever its program.
+const EVERY_COMMAND: &[fn(&SimpleCommand, &str, &mut Vec<Signal>)] = &[
+    |c, _, out| sql_signals(c, out),
+    production_signals,
+    supply_chain_signals,
+    rbac_signals,
+];
+
+pub(super) fn command_signals(
+    c: &SimpleCommand,
+    ctx: &Context,
+    cfg: &SignalsConfig,
+    out: &mut Vec<Signal>,
+) {
+    privilege_signal(c, out);
+    if c.wrapper_only {
+        // The commands a wrapper runs are judged on their own; `git submodule foreach` also
+        // multiplies what they discard by every submodule.
+        if c.argv.first().map(|a| base(a)) == Some("git") {
+            git_signals(c, out);
+        }
+        return;
+    }
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    for r in &c.reads {
+        credential_read(&ctx.resolve(r), ctx, out);
+    }
+    for w in &c.writes {
+        write_signals(&ctx.resolve(w), ctx, out);
+    }
+    for h in &c.hosts {
+        let upload = is_upload(c);
+        host_signal(h, upload, cfg, out);
+    }
+    // `mkfs.ext4` is `mkfs`.
+    let family = if name.starts_with("mkfs.") {
+        "mkfs"
+    } else {
+        name
+    };
+    for (_, f) in FAMILIES.iter().filter(|(names, _)| names.contains(&family)) {
+        f(c, ctx, out);
+    }
+    for f in EVERY_COMMAND {
+        f(c, name, out);
+    }
+}
+
+/// `env`, `printenv`, `set`, `export`, `declare` without arguments dump the environment.
+fn env_dump(c: &SimpleCommand, _: &Context, out: &mut Vec<Signal>) {
+    if args(c).iter().all(|a| a.starts_with('-')) {
+        out.push(sig(
+            Category::CredentialAccess,
+            Severity::High,
+            format!("`{}` dumps the environment", c.text),
+            "environment",
+        ));
+    }
+}
+
+fn history(c: &SimpleCommand, _: &Context, out: &mut Vec<Signal>) {
+    out.push(sig(
+        Category::CredentialAccess,
+        Severity::Medium,
+        format!("`{}` reads the shell history", c.text),
+        "history",
+    ));
+}
+
+/// The keychain, `gh auth token`, `gcloud … print-access-token`, `aws configure get`.
+fn token_printers(c: &SimpleCommand, _: &Context, out: &mut Vec<Signal>) {
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    let (what, target) = match name {
+        "security"
+            if args(c)
+                .iter()
+                .any(|a| a.starts_with("find-") && a.contains("password")) =>
+        {
+            ("reads the keychain", "keychain")
+        }
+        "gh" if c.argv.get(1..3) == Some(&["auth".into(), "token".into()]) => {
+            ("prints a GitHub token", "gh auth token")
+        }
+        "gcloud" if c.argv.iter().any(|a| a == "print-access-token") => {
+            ("prints a cloud token", "gcloud token")
+        }
+        "aws" if c.argv.get(1..3) == Some(&["configure".into(), "get".into()]) => {
+            ("reads AWS credentials", "aws configure")
+        }
+        _ => return,
+    };
+    out.push(sig(
+        Category::CredentialAccess,
+        Severity::High,
+        format!("`{}` {what}", c.text),
+        target,
+    ));
+}
+
+/// `crontab` (not `-l`), `systemctl enable|link|edit`, `launchctl load|bootstrap|enable`.
+fn persistence(c: &SimpleCommand, _: &Context, out: &mut Vec<Signal>) {
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    let (what, target) = match name {
+        "crontab" if !has(c, &["-l"]) => ("changes the crontab", "crontab"),
+        "systemctl" if matches!(subcommand(c), Some("enable" | "link" | "edit")) => (
+            "makes a service start by itself",
+            args(c).last().map_or("systemctl", String::as_str),
+        ),
+        "launchctl" if matches!(subcommand(c), Some("load" | "bootstrap" | "enable")) => {
+            ("loads a launchd job", "launchctl")
+        }
+        _ => return,
+    };
+    out.push(sig(
+        Category::Persistence,
+        Severity::High,
+        format!("`{}` {what}", c.text),
+        target,
+    ));
+}
+
+/// Disk and filesystem tools, and `dd of=/dev/…`.
+fn disks(c: &SimpleCommand, _: &Context, out: &mut Vec<Signal>) {
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    let what = if name.starts_with("mkfs.") {
+        "makes a filesystem"
+    } else if name == "dd" {
+        if !args(c).iter().any(|a| a.starts_with("of=/dev/")) {
+            return;
+        }
+        "writes a raw device"
+    } else {
+        "rewrites a disk or filesystem"
+    };
+    let target = if name == "dd" {
+        "dd"
+    } else {
+        args(c).last().map_or(name, String::as_str)
+    };
+    out.push(sig(
+        Category::Destructive,
+        Severity::Critical,
+        format!("`{}` {what}", c.text),
+        target,
+    ));
+}
+
+fn setuid_bits(c: &SimpleCommand, _: &Context, out: &mut Vec<Signal>) {
+    if args(c).iter().any(|a| is_setuid_mode(a)) {
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!("`{}` sets a setuid/setgid bit", c.text),
+            args(c).last().map_or("chmod", String::as_str),
+        ));
+    }
+}
+
+/// A user added to a privileged group; `visudo`.
+fn privileged_groups(c: &SimpleCommand, _: &Context, out: &mut Vec<Signal>) {
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    if name == "visudo" {
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!("`{}` edits sudoers", c.text),
+            "sudoers",
+        ));
+    } else if args(c)
+        .iter()
+        .any(|a| matches!(a.as_str(), "sudo" | "wheel" | "docker" | "admin" | "root"))
+    {
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!("`{}` adds a user to a privileged group", c.text),
+            args(c).last().map_or(name, String::as_str),
+        ));
+    }
+}
+
+fn echo_secret(c: &SimpleCommand, _: &Context, out: &mut Vec<Signal>) {
+    if let Some(var) = args(c).iter().find_map(|a| secret_var(a)) {
+        out.push(sig(
+            Category::CredentialAccess,
+            Severity::High,
+            format!("`{}` prints the secret variable ${var}", c.text),
+            &var,
+        ));
+    }
+}
+
+pub(super) fn container_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
+    let a = args(c);
+    if subcommand(c) == Some("push") {
+        out.push(sig(
+            Category::Production,
+            if names_prod(c) {
+                Severity::High
+            } else {
+                Severity::Medium
+            },
+            format!("`{}` publishes an image", c.text),
+            a.last().map_or("image", String::as_str),
+        ));
+    }
+    let privileged = a.iter().any(|x| {
+        x == "--privileged"
+            || x.starts_with("--pid=host")
+            || x.starts_with("--net=host")
+            || x.starts_with("--network=host")
+            || x.starts_with("--cap-add")
+    });
+    let host_mount = a.windows(2).any(|w| {
+        matches!(w[0].as_str(), "-v" | "--volume" | "--mount")
+            && (w[1].starts_with("/:")
+                || w[1].starts_with("/var/run/docker.sock")
+                || w[1].contains("source=/,"))
+    });
+    if privileged || host_mount {
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!(
+                "`{}` runs a privileged container or mounts the host",
+                c.text
+            ),
+            "container",
+        ));
+    }
+}
+
+pub(super) fn sql_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
+    if sql_text_signals(&c.argv.join(" "), &format!("`{}`", c.text), false, out) {
+        return;
+    }
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    if matches!(name, "dropdb" | "redis-cli")
+        && (name == "dropdb"
+            || c.argv
+                .iter()
+                .any(|a| a.eq_ignore_ascii_case("flushall") || a.eq_ignore_ascii_case("flushdb")))
+    {
+        out.push(sig(
+            Category::Destructive,
+            Severity::High,
+            format!("`{}` deletes a database", c.text),
+            args(c).last().map_or(name, String::as_str),
+        ));
+    }
+}
+
+/// SQL in a command line or a tool's arguments: dropping, truncating or deleting everything is
+/// destructive (high), other changes to data through a tool (`data_changes`) medium;
+/// `COPY … TO PROGRAM` runs a program on the database server. Returns whether it raised a
+/// signal.
+pub(super) fn sql_text_signals(
+    text: &str,
+    who: &str,
+    data_changes: bool,
+    out: &mut Vec<Signal>,
+) -> bool {
+    let upper = text.to_ascii_uppercase();
+    let target_after = |i: usize, kw: &str| {
+        upper[i + kw.len()..]
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_matches(|c: char| !c.is_alphanumeric() && c != '_')
+            .to_ascii_lowercase()
+    };
+    let mut raised = false;
+    if upper.contains("TO PROGRAM") || upper.contains("FROM PROGRAM") {
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!("{who} runs a program on the database server (COPY … PROGRAM)"),
+            "COPY PROGRAM",
+        ));
+        raised = true;
+    }
+    for kw in [
+        "DROP TABLE",
+        "DROP DATABASE",
+        "DROP SCHEMA",
+        "TRUNCATE ",
+        "DELETE FROM",
+    ] {
+        if let Some(i) = upper.find(kw) {
+            if kw == "DELETE FROM" && upper[i..].contains(" WHERE ") {
+                continue;
+            }
+            out.push(sig(
+                Category::Destructive,
+                Severity::High,
+                format!("{who} runs {}", kw.trim()),
+                &target_after(i, kw),
+            ));
+            return true;
+        }
+    }
+    // Changing rows through a database tool (MCP), which acts on the database it is connected
+    // to; on a command line (`psql -c`) such changes are left to the reviewer.
+    for kw in ["UPDATE ", "DELETE FROM", "ALTER TABLE", "INSERT INTO"] {
+        if !data_changes {
+            break;
+        }
+        if let Some(i) = upper.find(kw) {
+            // Only statements: `UPDATE x SET`, not the word in prose.
+            let statement = kw != "UPDATE " || upper[i..].contains(" SET ");
+            if statement {
+                out.push(sig(
+                    Category::Destructive,
+                    Severity::Medium,
+                    format!("{who} changes data ({})", kw.trim()),
+                    &target_after(i, kw),
+                ));
+                return true;
+            }
+        }
+    }
+    raised
+}
+
+pub(super) fn production_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
+    let words: Vec<&str> = args(c)
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .collect();
+    let first = words.first().copied().unwrap_or("");
+    let mutating: Option<String> = match name {
+        "kubectl" | "oc" => (!READ_ONLY_VERBS.contains(&first)
+            && !matches!(
+                first,
+                "" | "config"
+                    | "api-resources"
+                    | "api-versions"
+                    | "cluster-info"
+                    | "auth"
+                    | "port-forward"
+                    | "proxy"
+                    | "completion"
+                    | "wait"
+            ))
+        .then(|| first.to_string()),
+        "helm" => matches!(
+            first,
+            "install" | "upgrade" | "uninstall" | "delete" | "rollback"
+        )
+        .then(|| first.to_string()),
+        "terraform" | "tofu" | "terragrunt" => {
+            (matches!(first, "apply" | "destroy" | "import" | "taint" | "untaint")
+                || (first == "state"
+                    && matches!(words.get(1).copied(), Some("rm" | "mv" | "push"))))
+            .then(|| first.to_string())
+        }
+        "pulumi" => matches!(first, "up" | "destroy" | "update" | "refresh" | "cancel")
+            .then(|| first.to_string()),
+        "aws" | "gcloud" | "az" => words
+            .iter()
+            .find(|w| {
+                [
+                    "create",
+                    "delete",
+                    "put",
+                    "update",
+                    "deploy",
+                    "terminate",
+                    "run-instances",
+                    "remove",
+                    "rb",
+                    "rm",
+                    "set",
+                    "apply",
+                    "start",
+                    "stop",
+                    "reboot",
+                    "modify",
+                    "attach",
+                    "detach",
+                    "invoke",
+                    "publish",
+                ]
+                .iter()
+                .any(|v| **w == *v || w.starts_with(&format!("{v}-")))
+            })
+            .map(|w| w.to_string()),
+        "ansible-playbook" => (!has(
+            c,
+            &[
+                "--check",
+                "-C",
+                "--syntax-check",
+                "--list-tasks",
+                "--list-hosts",
+            ],
+        ))
+        .then(|| "playbook".to_string()),
+        "flyctl" | "fly" => matches!(first, "deploy" | "scale" | "destroy" | "secrets" | "launch")
+            .then(|| first.to_string()),
+        "vercel" => (first.is_empty()
+            || matches!(
+                first,
+                "deploy" | "--prod" | "promote" | "remove" | "rm" | "env"
+            ))
+        .then(|| {
+            if first.is_empty() {
+                "deploy".to_string()
+            } else {
+                first.to_string()
+            }
+        }),
+        "heroku" => (first.contains(":destroy")
+            || first.contains(":set")
+            || first.contains(":rollback")
+            || first.contains(":scale")
+            || first.starts_with("releases")
+            || first.starts_with("apps:destroy")
+            || first.starts_with("ps:"))
+        .then(|| first.to_string()),
+        "serverless" | "sls" => matches!(first, "deploy" | "remove").then(|| first.to_string()),
+        "netlify" => matches!(first, "deploy").then(|| first.to_string()),
+        _ => None,
+    };
+    let Some(verb) = mutating else { return };
+    let target =
+        namespace_of(c).unwrap_or_else(|| words.last().copied().unwrap_or(name).to_string());
+    let destructive = matches!(
+        verb.as_str(),
+        "delete" | "destroy" | "uninstall" | "remove" | "rm" | "rb" | "terminate" | "drain"
+    ) || verb.starts_with("delete")
+        || verb.starts_with("terminate");
+    out.push(sig(
+        Category::Production,
+        if names_prod(c) {
+            Severity::High
+        } else {
+            Severity::Medium
+        },
+        format!(
+            "`{}` changes deployed infrastructure ({name} {verb})",
+            c.text
+        ),
+        &target,
+    ));
+    if destructive {
+        out.push(sig(
+            Category::Destructive,
+            if names_prod(c) {
+                Severity::Critical
+            } else {
+                Severity::High
+            },
+            format!("`{}` deletes cloud or cluster resources", c.text),
+            &target,
+        ));
+    }
+}
+
+pub(super) fn namespace_of(c: &SimpleCommand) -> Option<String> {
+    let a = args(c);
+    for (i, x) in a.iter().enumerate() {
+        if matches!(
+            x.as_str(),
+            "-n" | "--namespace"
+                | "--context"
+                | "--project"
+                | "--profile"
+                | "--stack"
+                | "-s"
+                | "--app"
+                | "-a"
+        ) {
+            return a.get(i + 1).cloned();
+        }
+        for p in [
+            "--namespace=",
+            "--context=",
+            "--project=",
+            "--profile=",
+            "--stack=",
+            "--app=",
+        ] {
+            if let Some(v) = x.strip_prefix(p) {
+                return Some(v.to_string());
+            }
+        }
+    }
+    None
+}
+
+pub(super) fn rbac_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
+    let a = args(c);
+    let joined = a.join(" ");
+    let admin_role = [
+        "cluster-admin",
+        "admin",
+        "owner",
+        "roles/owner",
+        "roles/editor",
+        "Owner",
+        "Contributor",
+        "AdministratorAccess",
+    ];
+    let binds = match name {
+        "kubectl" | "oc" => {
+            (joined.contains("clusterrolebinding") || joined.contains("rolebinding"))
+                && (a.first().is_some_and(|x| x == "create") || joined.contains("add-role"))
+        }
+        "gcloud" => joined.contains("add-iam-policy-binding"),
+        "az" => joined.contains("role assignment create"),
+        "aws" => {
+            joined.contains("attach-user-policy")
+                || joined.contains("attach-role-policy")
+                || joined.contains("put-user-policy")
+        }
+        _ => false,
+    };
+    if binds {
+        let admin = admin_role.iter().any(|r| joined.contains(r));
+        out.push(sig(
+            Category::Privilege,
+            if admin {
+                Severity::Critical
+            } else {
+                Severity::High
+            },
+            format!("`{}` grants a role", c.text),
+            a.iter()
+                .find(|x| !x.starts_with('-') && *x != "create")
+                .map_or(name, String::as_str),
+        ));
+    }
+}
