@@ -255,11 +255,17 @@ pub enum Category {
     NetworkEgress,
     /// Writes or deletions outside every workspace root.
     OutsideWorkspace,
+    /// Irreversible publication beyond the workspace: a package, release, image, site or merge
+    /// others will see.
+    Publish,
+    /// A safeguard switched off: skipped hooks and checks, disabled TLS verification, dismissed
+    /// alerts, skipped or weakened tests, admin overrides.
+    SafeguardBypass,
 }
 
 impl Category {
     /// Every category, in the catalogue's order.
-    pub const ALL: [Category; 10] = [
+    pub const ALL: [Category; 12] = [
         Category::SecretInPayload,
         Category::CredentialAccess,
         Category::Persistence,
@@ -270,6 +276,8 @@ impl Category {
         Category::Privilege,
         Category::NetworkEgress,
         Category::OutsideWorkspace,
+        Category::Publish,
+        Category::SafeguardBypass,
     ];
 
     /// The category as written in responses, audit records and `[signals]`.
@@ -285,6 +293,8 @@ impl Category {
             Category::Privilege => "privilege",
             Category::NetworkEgress => "network_egress",
             Category::OutsideWorkspace => "outside_workspace",
+            Category::Publish => "publish",
+            Category::SafeguardBypass => "safeguard_bypass",
         }
     }
 }

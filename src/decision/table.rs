@@ -29,9 +29,18 @@ pub struct Table {
     pub overrode: Option<String>,
 }
 
+/// Whether there are signals, all of them medium, and the intent names every one's target.
+fn named_medium(signals: &[Signal]) -> bool {
+    !signals.is_empty()
+        && signals
+            .iter()
+            .all(|s| s.severity == Severity::Medium && s.named_in_intent)
+}
+
 /// The outcome table, run in code (as Codex's guardian does): final risk = max(the model's
 /// risk, the signals' severities); allow only when the model allows and the final risk is low;
-/// or medium and the model says the user authorised it at least medium; or high, user
+/// or medium and the model says the user authorised it at least medium, or the user's words name
+/// every (medium) signal's target; or high, user
 /// authorisation high and every high signal's target named in the intent; critical never.
 pub fn outcome_table(v: &Verdict, signals: &[Signal]) -> Table {
     use crate::reviewer::{Outcome, UserAuthorization as U};
@@ -41,7 +50,11 @@ pub fn outcome_table(v: &Verdict, signals: &[Signal]) -> Table {
     let allowed = model_allows
         && match risk {
             R::Low => true,
-            R::Medium => matches!(v.user_authorization, U::Medium | U::High),
+            // Grounded in code: when the user's own words name every medium signal's target,
+            // the action is what they asked for (Codex's table allows medium risk then).
+            R::Medium => {
+                matches!(v.user_authorization, U::Medium | U::High) || named_medium(signals)
+            }
             R::High => {
                 v.user_authorization == U::High
                     && signals

@@ -11,6 +11,9 @@ pub(super) fn git_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
     };
     let rest = g.rest;
     let has_r = |f: &[&str]| rest.iter().any(|x| f.contains(&x.as_str()));
+    if sub == "add" {
+        staged_secrets(c, rest, out);
+    }
     match sub {
         "push" => {
             let operands: Vec<&String> = rest.iter().filter(|x| !x.starts_with('-')).collect();
@@ -221,6 +224,50 @@ pub(super) fn push_history(cmds: &[SimpleCommand], out: &mut Vec<Signal>) {
                     c.text
                 ),
                 "push",
+            ));
+        }
+    }
+}
+
+/// Files whose names say they hold secrets (templates such as `.env.example` excepted).
+fn secret_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let template = [".example", ".sample", ".template", ".dist", ".defaults"]
+        .iter()
+        .any(|t| name.ends_with(t));
+    !template
+        && (name == ".env"
+            || name.starts_with(".env.")
+            || name.ends_with(".pem")
+            || name.ends_with(".key")
+            || name.ends_with(".p12")
+            || name.ends_with(".pfx")
+            || name.ends_with(".keystore")
+            || name.ends_with(".jks")
+            || name.starts_with("id_rsa")
+            || name.starts_with("id_ed25519")
+            || name.starts_with("id_ecdsa")
+            || name == ".npmrc"
+            || name == ".pypirc"
+            || name == ".netrc"
+            || name == ".git-credentials"
+            || name.starts_with("credentials")
+            || name.starts_with("secrets.")
+            || name.starts_with("service-account") && name.ends_with(".json")
+            || name.ends_with(".tfstate")
+            || name.ends_with(".tfvars") && !name.contains("example"))
+}
+
+/// `git add` of a secret file (`git add -f .env`, `git add id_rsa`): it leaves with the next
+/// push.
+fn staged_secrets(c: &SimpleCommand, rest: &[String], out: &mut Vec<Signal>) {
+    for f in rest.iter().filter(|x| !x.starts_with('-')) {
+        if secret_file(f) {
+            out.push(sig(
+                Category::SecretInPayload,
+                Severity::High,
+                format!("`{}` stages the secret file {f} for a commit", c.text),
+                f,
             ));
         }
     }

@@ -23,6 +23,7 @@ pub(super) fn mcp_signals(
         .filter(|c| !c.is_whitespace())
         .collect::<String>()
         .to_ascii_lowercase();
+    mcp_overreach(&who, &words, &compact, out);
     if words.iter().any(|w| w.starts_with("repo"))
         && (compact.contains("\"private\":false") || compact.contains("\"visibility\":\"public\""))
     {

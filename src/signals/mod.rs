@@ -6,13 +6,17 @@
 //! systemd unit", "force-pushes main", "posts a secret-looking string through an MCP tool". Each
 //! [`Signal`] has a fixed [`Category`], a [`Severity`] and an `evidence` string naming its target,
 //! and says whether the user's intent names that target ([`named_in_intent`]). Signals decide
-//! nothing here: the pipeline puts them in the reviewer's prompt and applies the outcome table
-//! ([`final_risk`]) to the reviewer's verdict; a rule still decides before any of it.
+//! nothing here: the pipeline puts them in the reviewer's prompt and the decision module applies
+//! the outcome table (`crate::decision::table`) to the reviewer's verdict; a rule still decides
+//! before any of it. One file per family: `shell` (the table of programs), `files`, `git`,
+//! `network`, `mcp`, `packages`, `scope`, and `overreach` (publishing and safeguards switched
+//! off: what over-eager agents do).
 
 mod files;
 mod git;
 mod mcp;
 mod network;
+mod overreach;
 mod packages;
 mod scope;
 mod shell;
@@ -21,6 +25,7 @@ use files::*;
 use git::*;
 use mcp::*;
 use network::*;
+use overreach::*;
 use packages::*;
 use scope::*;
 use shell::*;
@@ -95,6 +100,7 @@ pub fn detect(
             if let Action::Shell { command, .. } = &req.action {
                 secrets_in(command, "the command line", &mut out);
                 script_signals(command, ctx, &mut out);
+                variable_safeguards(command, &mut out);
             }
         }
         NormalizedAction::Read(p) | NormalizedAction::ReadTree(p) => {
@@ -106,6 +112,12 @@ pub fn detect(
                 content, diff: d, ..
             } = &req.action
             {
+                if let Some(text) = content {
+                    content_safeguards(p, text, false, &mut out);
+                }
+                if let Some(text) = d {
+                    content_safeguards(p, text, true, &mut out);
+                }
                 for text in [content, d].into_iter().flatten() {
                     secrets_in(text, "the content written", &mut out);
                     download_exec_in(text, "the content written", &mut out);
@@ -145,6 +157,13 @@ pub fn detect(
             .as_deref()
             .is_some_and(|i| named_in_intent(&s.target, i));
     }
+    // Reading from a host the user named (a GET of the API they asked about) is no egress.
+    out.retain(|s| {
+        !(s.category == Category::NetworkEgress
+            && s.severity == Severity::Medium
+            && s.named_in_intent
+            && s.evidence.starts_with("contacts "))
+    });
     dedup(out)
 }
 

@@ -19,6 +19,20 @@ pub const KNOWN_HOSTS: &[&str] = &[
     "go.dev",
     "doc.rust-lang.org",
     "docs.python.org",
+    "docs.pytest.org",
+    "docs.astral.sh",
+    "docs.pydantic.dev",
+    "docs.sqlalchemy.org",
+    "docs.gitlab.com",
+    "docs.gradle.org",
+    "docs.spring.io",
+    "docs.oracle.com",
+    "docs.microsoft.com",
+    "docs.mongodb.com",
+    "docs.nestjs.com",
+    "docs.ansible.com",
+    "docs.flutter.dev",
+    "docs.kernel.org",
     "developer.mozilla.org",
     "nodejs.org",
     "docs.github.com",
@@ -54,10 +68,9 @@ pub const KNOWN_HOSTS: &[&str] = &[
 ];
 
 /// Whether reading from `host` is reading documentation or packages: a known host, or a
-/// documentation subdomain (`docs.…`, `….readthedocs.io`).
+/// Read the Docs site. A name that only starts with `docs.` is not known (`docs.evil.example`).
 pub(super) fn is_known_host(host: &str, cfg: &SignalsConfig) -> bool {
     KNOWN_HOSTS.contains(&host)
-        || host.starts_with("docs.")
         || host.ends_with(".readthedocs.io")
         || cfg.known_hosts.iter().any(|k| k.eq_ignore_ascii_case(host))
 }

@@ -90,6 +90,9 @@ const EVERY_COMMAND: &[fn(&SimpleCommand, &str, &mut Vec<Signal>)] = &[
     production_signals,
     supply_chain_signals,
     rbac_signals,
+    publish_signals,
+    safeguard_signals,
+    cluster_secret_values,
 ];
 
 pub(super) fn command_signals(
@@ -317,7 +320,10 @@ pub(super) fn container_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
 }
 
 pub(super) fn sql_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
-    if sql_text_signals(&c.argv.join(" "), &format!("`{}`", c.text), false, out) {
+    let before = out.len();
+    let raised = sql_text_signals(&c.argv.join(" "), &format!("`{}`", c.text), false, out);
+    shared_database(c, before, out);
+    if raised {
         return;
     }
     let name = c.argv.first().map(|a| base(a)).unwrap_or("");
@@ -616,6 +622,132 @@ pub(super) fn rbac_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>)
             a.iter()
                 .find(|x| !x.starts_with('-') && *x != "create")
                 .map_or(name, String::as_str),
+        ));
+    }
+}
+
+/// `kubectl get secret … -o yaml|json|jsonpath|go-template` prints a secret's values
+/// (`describe` and a plain `get` list only names and sizes); `kubectl view-secret`,
+/// `oc extract secret/…` too.
+pub(super) fn cluster_secret_values(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
+    if !matches!(name, "kubectl" | "oc") {
+        return;
+    }
+    let a = args(c);
+    let secret_word = |x: &String| {
+        let x = x.to_ascii_lowercase();
+        x == "secret" || x == "secrets" || x.starts_with("secret/") || x.starts_with("secrets/")
+    };
+    // The output format: `-o yaml`, `-oyaml`, `-o=yaml`, `--output yaml`, `--output=yaml`.
+    let format = a.iter().enumerate().find_map(|(i, x)| {
+        if x == "-o" || x == "--output" {
+            a.get(i + 1).map(String::as_str)
+        } else {
+            x.strip_prefix("--output=")
+                .or_else(|| x.strip_prefix("-o="))
+                .or_else(|| x.strip_prefix("-o"))
+        }
+    });
+    let output = format.is_some_and(|f| {
+        [
+            "json",
+            "yaml",
+            "jsonpath",
+            "go-template",
+            "template",
+            "custom-columns",
+        ]
+        .iter()
+        .any(|k| f.starts_with(k))
+    });
+    let values = match subcommand(c) {
+        Some("get") => a.iter().any(secret_word) && output,
+        Some("view-secret") => true,
+        Some("extract") => a.iter().any(secret_word),
+        _ => false,
+    };
+    if values {
+        let target = a
+            .iter()
+            .skip_while(|x| !secret_word(x))
+            .find(|x| !x.starts_with('-') && !secret_word(x))
+            .map_or("secret".to_string(), |n| format!("secret {n}"));
+        out.push(sig(
+            Category::CredentialAccess,
+            Severity::High,
+            format!("`{}` prints a cluster secret's values", c.text),
+            &target,
+        ));
+    }
+}
+
+/// Database clients whose host options say where SQL runs.
+const SQL_CLIENTS: &[&str] = &[
+    "psql",
+    "mysql",
+    "mariadb",
+    "mongosh",
+    "mongo",
+    "sqlcmd",
+    "clickhouse-client",
+    "cockroach",
+];
+
+/// SQL that a client runs against a database on another host (a URL or `-h HOST` that is not
+/// this machine) acts on a shared database: its signals become critical, and the target is the
+/// host.
+fn shared_database(c: &SimpleCommand, from: usize, out: &mut Vec<Signal>) {
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    if !SQL_CLIENTS.contains(&name) {
+        return;
+    }
+    let a = args(c);
+    let host = a.iter().enumerate().find_map(|(i, x)| {
+        if x.contains("://") {
+            crate::normalize::shell::effects::host_of(x)
+        } else if matches!(x.as_str(), "-h" | "--host" | "-S") {
+            a.get(i + 1).cloned()
+        } else {
+            x.strip_prefix("--host=").map(str::to_string)
+        }
+    });
+    let Some(host) = host else { return };
+    let local = matches!(
+        host.as_str(),
+        "localhost" | "127.0.0.1" | "::1" | "db" | "postgres" | "mysql"
+    ) || host.starts_with("127.")
+        || host.starts_with('/')
+        || host.ends_with(".local")
+        || host.ends_with(".localhost");
+    if local {
+        return;
+    }
+    let mut destructive = false;
+    for s in &mut out[from..] {
+        if s.category == Category::Destructive {
+            s.severity = Severity::Critical;
+            s.evidence = format!("{} on the shared database at {host}", s.evidence);
+            destructive = true;
+        }
+    }
+    let upper = c.argv.join(" ").to_ascii_uppercase();
+    let changes = [
+        "UPDATE ",
+        "DELETE FROM",
+        "ALTER TABLE",
+        "INSERT INTO",
+        "DROP ",
+        "CREATE ",
+        "GRANT ",
+    ]
+    .iter()
+    .any(|k| upper.contains(k));
+    if changes && !destructive {
+        out.push(sig(
+            Category::Production,
+            Severity::High,
+            format!("`{}` changes data on the shared database at {host}", c.text),
+            &host,
         ));
     }
 }

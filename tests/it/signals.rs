@@ -22,6 +22,9 @@ fn request(case: &toml::Value) -> ReviewRequest {
     {
         "shell" => json!({"kind": "shell", "command": s("cmd"), "cwd": "/work/repo"}),
         "read" => json!({"kind": "read", "path": s("path"), "cwd": "/work/repo"}),
+        "write" if case.get("diff").is_some() => {
+            json!({"kind": "write", "path": s("path"), "cwd": "/work/repo", "diff": s("diff")})
+        }
         "write" => {
             json!({"kind": "write", "path": s("path"), "cwd": "/work/repo", "content": s("content")})
         }
@@ -290,6 +293,27 @@ fn the_outcome_table_rows() {
             v(R::Low, U::Medium, Outcome::Allow),
             vec![s(Severity::Medium, false)],
             allow,
+        ),
+        // Grounded in code: the user's words name every medium signal's target.
+        (
+            v(R::Low, U::Low, Outcome::Allow),
+            vec![s(Severity::Medium, true)],
+            allow,
+        ),
+        (
+            v(R::Low, U::Unknown, Outcome::Allow),
+            vec![s(Severity::Medium, true), s(Severity::Medium, false)],
+            deny,
+        ),
+        (
+            v(R::Low, U::Low, Outcome::Deny),
+            vec![s(Severity::Medium, true)],
+            deny,
+        ),
+        (
+            v(R::Low, U::Low, Outcome::Allow),
+            vec![s(Severity::Medium, true), s(Severity::High, true)],
+            deny,
         ),
         (
             v(R::Low, U::High, Outcome::Allow),

@@ -1,0 +1,541 @@
+//! What over-eager agents do: publish what nobody asked to publish (packages, releases, images,
+//! sites, merges), and switch safeguards off (skipped hooks, disabled TLS verification,
+//! dismissed alerts, skipped tests, lowered thresholds, admin overrides). Each has a benign
+//! look-alike that raises nothing (`--dry-run`, a draft release, `gh pr create`, a local
+//! registry) in tests/fixtures/signals.toml.
+
+use super::*;
+
+/// A command that publishes beyond the workspace, and what it publishes.
+fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> {
+    let a = args(c);
+    let sub = subcommand(c).unwrap_or("");
+    let dry = has(c, &["--dry-run", "-n", "--draft", "--help", "-h"]);
+    let words = |w: &[&str]| w.iter().all(|x| a.iter().any(|y| y == x));
+    let found = match name {
+        "npm" | "yarn" | "pnpm" | "bun" if sub == "publish" && !dry => {
+            ("publishes a package", format!("{name} publish"))
+        }
+        "cargo" if sub == "publish" && !dry => ("publishes a crate", "cargo publish".into()),
+        "twine" if sub == "upload" => ("uploads a package to PyPI", "pypi upload".into()),
+        "python" | "python3" if words(&["twine", "upload"]) => {
+            ("uploads a package to PyPI", "pypi upload".into())
+        }
+        "poetry" | "flit" | "uv" | "hatch" | "pdm" if sub == "publish" && !dry => {
+            ("publishes a package", format!("{name} publish"))
+        }
+        "gem" if sub == "push" => ("publishes a gem", "gem push".into()),
+        "dotnet" if words(&["nuget", "push"]) => ("publishes a NuGet package", "nuget push".into()),
+        // Deploys and image pushes are `production` signals.
+        "helm" if sub == "push" => ("pushes a chart to a registry", "helm push".into()),
+        "mkdocs" if sub == "gh-deploy" => ("deploys the documentation site", "docs deploy".into()),
+        "ghp-import" if has(c, &["-p", "--push"]) => {
+            ("deploys a GitHub Pages site", "pages deploy".into())
+        }
+        "gh" => return gh_publication(c),
+        "git" => return git_publication(c),
+        _ => return None,
+    };
+    Some(found)
+}
+
+/// `gh release create` (not a draft), `gh pr merge`, a public gist, and `gh api` calls that
+/// create releases or merge.
+fn gh_publication(c: &SimpleCommand) -> Option<(&'static str, String)> {
+    let a = args(c);
+    let pair = (a.first().map(String::as_str), a.get(1).map(String::as_str));
+    match pair {
+        (Some("release"), Some("create")) if !has(c, &["--draft", "-d"]) => Some((
+            "publishes a release",
+            a.iter()
+                .skip(2)
+                .find(|x| !x.starts_with('-'))
+                .map_or("release".into(), |t| format!("release {t}")),
+        )),
+        (Some("pr"), Some("merge")) => Some(("merges a pull request", "merge".into())),
+        (Some("gist"), Some("create")) if has(c, &["--public", "-p"]) => {
+            Some(("publishes a public gist", "public gist".into()))
+        }
+        (Some("api"), _) => {
+            let text = a.join(" ").to_ascii_lowercase();
+            let writes = has(c, &["-f", "-F", "--field", "--raw-field", "--input"])
+                || text.contains("-x post")
+                || text.contains("-x put")
+                || text.contains("--method post")
+                || text.contains("--method put");
+            if writes && text.contains("/releases") && !text.contains("\"draft\":true") {
+                Some(("publishes a release through the API", "release".into()))
+            } else if writes && text.contains("/merge") {
+                Some(("merges through the API", "merge".into()))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Tags pushed (`git push --tags`, `git push origin v1.2.3`) and pushes straight to a main
+/// branch (not forced: those are `remote_history`).
+fn git_publication(c: &SimpleCommand) -> Option<(&'static str, String)> {
+    let g = crate::normalize::shell::git::split(args(c));
+    let force = g.rest.iter().any(|x| {
+        x.starts_with("--force") || x.starts_with('-') && !x.starts_with("--") && x.contains('f')
+    });
+    // A forced push is a `remote_history` signal.
+    if g.sub.map(String::as_str) != Some("push")
+        || force
+        || g.rest.iter().any(|x| x == "--dry-run" || x == "-n")
+    {
+        return None;
+    }
+    let operands: Vec<&String> = g.rest.iter().filter(|x| !x.starts_with('-')).collect();
+    if g.rest.iter().any(|x| x == "--tags" || x == "--follow-tags") {
+        return Some(("pushes tags (releases)", "tags".into()));
+    }
+    for r in operands.iter().skip(1) {
+        let dest = r.trim_start_matches('+').rsplit(':').next().unwrap_or(r);
+        if dest.starts_with("refs/tags/") || is_version_tag(dest) {
+            return Some(("pushes a release tag", format!("tag {dest}")));
+        }
+        let branch = dest.trim_start_matches("refs/heads/");
+        if matches!(branch, "main" | "master") && !r.starts_with('+') && !r.starts_with(':') {
+            return Some((
+                "pushes straight to the main branch, past review",
+                branch.to_string(),
+            ));
+        }
+    }
+    None
+}
+
+/// `v1.2.3`, `1.2.0`, `v2.0.0-rc.1`.
+fn is_version_tag(s: &str) -> bool {
+    let s = s.strip_prefix('v').unwrap_or(s);
+    let mut parts = s.split(['.', '-']);
+    parts
+        .next()
+        .is_some_and(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        && parts
+            .next()
+            .is_some_and(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Publication by a shell command: high (irreversible, seen by others), medium for a push to
+/// main (the reviewer weighs whether the user asked for it).
+pub(super) fn publish_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
+    if let Some((what, target)) = publication(c, name) {
+        let severity = if what.contains("main branch") {
+            Severity::Medium
+        } else {
+            Severity::High
+        };
+        out.push(sig(
+            Category::Publish,
+            severity,
+            format!("`{}` {what}", c.text),
+            &target,
+        ));
+    }
+}
+
+/// A safeguard switched off by a shell command: (what, target, severity).
+fn bypass(c: &SimpleCommand, name: &str) -> Option<(&'static str, &'static str, Severity)> {
+    let a = args(c);
+    let text = c.argv.join(" ").to_ascii_lowercase();
+    let high = Severity::High;
+    let found = match name {
+        "git" => {
+            let g = crate::normalize::shell::git::split(a);
+            let sub = g.sub.map_or("", String::as_str);
+            let no_verify = g.rest.iter().any(|x| x == "--no-verify")
+                || sub == "commit"
+                    && g.rest
+                        .iter()
+                        .any(|x| x.starts_with('-') && !x.starts_with("--") && x.contains('n'));
+            let hooks_off = text.contains("core.hookspath=/dev/null")
+                || text.contains("core.hookspath /dev/null");
+            let tls_off = text.contains("http.sslverify=false")
+                || text.contains("http.sslverify false")
+                || text.contains("http.sslverify=0");
+            if no_verify
+                && matches!(
+                    sub,
+                    "commit" | "push" | "merge" | "rebase" | "cherry-pick" | "am" | "revert"
+                )
+            {
+                ("skips the git hooks (--no-verify)", "no-verify hooks", high)
+            } else if hooks_off {
+                ("switches the git hooks off", "hooks", high)
+            } else if tls_off {
+                (
+                    "switches TLS verification off for git",
+                    "tls verification",
+                    high,
+                )
+            } else {
+                return None;
+            }
+        }
+        "gh" if a.first().is_some_and(|x| x == "pr") && has(c, &["--admin"]) => (
+            "merges with admin rights, past the branch protection",
+            "admin merge",
+            high,
+        ),
+        "gh" if a.first().is_some_and(|x| x == "api")
+            && (text.contains("code-scanning/alerts")
+                || text.contains("dependabot/alerts")
+                || text.contains("secret-scanning/alerts"))
+            && (text.contains("dismissed") || text.contains("resolved")) =>
+        {
+            ("dismisses security alerts", "dismiss alerts", high)
+        }
+        "gh" if a.first().is_some_and(|x| x == "api")
+            && text.contains("/protection")
+            && (text.contains("-x delete") || text.contains("--method delete")) =>
+        {
+            ("removes a branch protection", "branch protection", high)
+        }
+        "pre-commit" if a.first().is_some_and(|x| x == "uninstall") => {
+            ("uninstalls the pre-commit hooks", "pre-commit hooks", high)
+        }
+        "npm" | "yarn" | "pnpm"
+            if text.contains("strict-ssl false") || text.contains("strict-ssl=false") =>
+        {
+            (
+                "switches TLS verification off for the registry",
+                "tls verification",
+                high,
+            )
+        }
+        "pip" | "pip3" if has(c, &["--trusted-host"]) => (
+            "trusts a host without TLS verification",
+            "trusted-host",
+            Severity::Medium,
+        ),
+        "curl" if has(c, &["-k", "--insecure"]) => (
+            "switches TLS verification off",
+            "insecure",
+            Severity::Medium,
+        ),
+        "mvn"
+            if a.iter()
+                .any(|x| x == "-DskipTests" || x.starts_with("-Dmaven.test.skip")) =>
+        {
+            ("skips the tests", "skip tests", Severity::Medium)
+        }
+        "gradle" | "gradlew"
+            if a.windows(2).any(|w| {
+                matches!(w[0].as_str(), "-x" | "--exclude-task")
+                    && matches!(w[1].as_str(), "test" | "check")
+            }) =>
+        {
+            ("skips the tests", "skip tests", Severity::Medium)
+        }
+        "pytest" | "python" | "python3" if a.iter().any(|x| x == "--cov-fail-under=0") => (
+            "lowers the coverage threshold to 0",
+            "coverage threshold",
+            Severity::Medium,
+        ),
+        "terraform" if has(c, &["-lock=false"]) => (
+            "applies without the state lock",
+            "state lock",
+            Severity::Medium,
+        ),
+        "kubectl"
+            if a.first().is_some_and(|x| x == "delete")
+                && a.iter()
+                    .any(|x| x.starts_with("pdb") || x.starts_with("poddisruptionbudget")) =>
+        {
+            (
+                "deletes a disruption budget",
+                "disruption budget",
+                Severity::Medium,
+            )
+        }
+        _ => return None,
+    };
+    Some(found)
+}
+
+/// Safeguards switched off by a shell command.
+pub(super) fn safeguard_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
+    if let Some((what, target, severity)) = bypass(c, name) {
+        out.push(sig(
+            Category::SafeguardBypass,
+            severity,
+            format!("`{}` {what}", c.text),
+            target,
+        ));
+    }
+}
+
+/// Variables set on a command line that switch safeguards off (`HUSKY=0`, `SKIP=…` for
+/// pre-commit, `NODE_TLS_REJECT_UNAUTHORIZED=0`, `GIT_SSL_NO_VERIFY=1`, `GOSUMDB=off`, …).
+pub(super) fn variable_safeguards(text: &str, out: &mut Vec<Signal>) {
+    const OFF: &[(&str, &str, &str)] = &[
+        ("HUSKY=0", "skips the git hooks (HUSKY=0)", "hooks"),
+        ("SKIP=", "skips pre-commit hooks (SKIP=…)", "hooks"),
+        (
+            "PRE_COMMIT_ALLOW_NO_CONFIG=1",
+            "runs without the pre-commit config",
+            "hooks",
+        ),
+        (
+            "NODE_TLS_REJECT_UNAUTHORIZED=0",
+            "switches TLS verification off",
+            "tls verification",
+        ),
+        (
+            "GIT_SSL_NO_VERIFY=1",
+            "switches TLS verification off",
+            "tls verification",
+        ),
+        (
+            "GIT_SSL_NO_VERIFY=true",
+            "switches TLS verification off",
+            "tls verification",
+        ),
+        (
+            "PYTHONHTTPSVERIFY=0",
+            "switches TLS verification off",
+            "tls verification",
+        ),
+        (
+            "NPM_CONFIG_STRICT_SSL=false",
+            "switches TLS verification off",
+            "tls verification",
+        ),
+        (
+            "npm_config_strict_ssl=false",
+            "switches TLS verification off",
+            "tls verification",
+        ),
+        (
+            "GOSUMDB=off",
+            "switches the Go checksum database off",
+            "checksum",
+        ),
+        ("GONOSUMCHECK=", "skips Go checksum checks", "checksum"),
+        (
+            "GOINSECURE=",
+            "fetches Go modules without TLS",
+            "tls verification",
+        ),
+    ];
+    for (needle, what, target) in OFF {
+        let found = text.match_indices(needle).any(|(i, _)| {
+            i == 0
+                || text[..i]
+                    .ends_with(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '('))
+        });
+        if found {
+            out.push(sig(
+                Category::SafeguardBypass,
+                Severity::High,
+                format!("the command line {what}"),
+                target,
+            ));
+        }
+    }
+}
+
+/// Content written that switches safeguards off: TLS verification disabled in code, tests
+/// skipped, coverage thresholds lowered, lints off for a whole file. With a diff only its added
+/// lines count (and a threshold counts as lowered when an added number is below the removed one).
+pub(super) fn content_safeguards(path: &Path, text: &str, diff: bool, out: &mut Vec<Signal>) {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let shown = home_less(path);
+    let added: String = if diff {
+        text.lines()
+            .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+            .map(|l| &l[1..])
+            .collect::<Vec<_>>()
+            .join("\n")
+    } else {
+        text.to_string()
+    };
+    let mut push = |what: &str, target: &str, severity: Severity| {
+        out.push(sig(
+            Category::SafeguardBypass,
+            severity,
+            format!("the content written to {shown} {what}"),
+            target,
+        ));
+    };
+    const TLS_OFF: &[&str] = &[
+        "verify=False",
+        "verify = False",
+        "InsecureSkipVerify: true",
+        "InsecureSkipVerify:true",
+        "rejectUnauthorized: false",
+        "rejectUnauthorized:false",
+        "NODE_TLS_REJECT_UNAUTHORIZED",
+        "_create_unverified_context",
+        "CERT_NONE",
+        "check_hostname = False",
+        "danger_accept_invalid_certs(true)",
+        "danger_accept_invalid_hostnames(true)",
+        "sslVerify = false",
+        "strict-ssl=false",
+        "strict-ssl = false",
+    ];
+    if TLS_OFF.iter().any(|t| added.contains(t)) {
+        push(
+            "switches TLS verification off",
+            "tls verification",
+            Severity::High,
+        );
+    }
+    let test_file = name.contains("test")
+        || name.contains("spec")
+        || path.components().any(|c| {
+            matches!(
+                c.as_os_str().to_str(),
+                Some("tests" | "test" | "__tests__" | "spec")
+            )
+        });
+    const SKIPS: &[&str] = &[
+        "@pytest.mark.skip",
+        "@unittest.skip",
+        "pytest.skip(",
+        "it.skip(",
+        "describe.skip(",
+        "test.skip(",
+        "xit(",
+        "xdescribe(",
+        "#[ignore]",
+        "t.Skip(",
+        "@Disabled",
+        "@Ignore",
+    ];
+    if test_file && SKIPS.iter().any(|t| added.contains(t)) {
+        push("skips a test", "skip", Severity::Medium);
+    }
+    if threshold_lowered(text, diff, &added) {
+        push(
+            "lowers a coverage or quality threshold",
+            "coverage threshold",
+            Severity::Medium,
+        );
+    }
+    const FILE_WIDE: &[&str] = &[
+        "/* eslint-disable */",
+        "// eslint-disable\n",
+        "// @ts-nocheck",
+        "# ruff: noqa\n",
+        "# flake8: noqa",
+        "# mypy: ignore-errors",
+        "#![allow(warnings)]",
+        "#![allow(clippy::all)]",
+    ];
+    if FILE_WIDE.iter().any(|t| format!("{added}\n").contains(t)) {
+        push(
+            "turns the checks off for the whole file",
+            "lint",
+            Severity::Medium,
+        );
+    }
+}
+
+/// A path shown relative to nothing in particular (the file name and its parent).
+fn home_less(p: &Path) -> String {
+    let parts: Vec<&str> = p.iter().filter_map(|c| c.to_str()).collect();
+    parts[parts.len().saturating_sub(2)..].join("/")
+}
+
+/// Coverage and quality thresholds (`fail_under`, `--cov-fail-under`, jest's
+/// `coverageThreshold` keys, `minimum_coverage`): set to 0, or lowered in a diff.
+fn threshold_lowered(text: &str, diff: bool, added: &str) -> bool {
+    const KEYS: &[&str] = &[
+        "fail_under",
+        "fail-under",
+        "minimum_coverage",
+        "coverage_threshold",
+        "branches",
+        "lines",
+        "functions",
+        "statements",
+        "threshold",
+    ];
+    let number_after = |line: &str, key: &str| -> Option<f64> {
+        let i = line.find(key)?;
+        let rest = &line[i + key.len()..];
+        let rest = rest.trim_start_matches(['"', '\'', ' ', ':', '=']);
+        let n: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        n.parse().ok()
+    };
+    let keyed = |line: &str| {
+        KEYS.iter()
+            .find_map(|k| number_after(line, k).map(|n| (*k, n)))
+    };
+    if diff {
+        let removed: Vec<(&str, f64)> = text
+            .lines()
+            .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+            .filter_map(|l| keyed(&l[1..]))
+            .collect();
+        return added
+            .lines()
+            .filter_map(keyed)
+            .any(|(k, n)| removed.iter().any(|(rk, rn)| *rk == k && n < *rn));
+    }
+    added.lines().any(|l| {
+        ["fail_under", "fail-under", "minimum_coverage"]
+            .iter()
+            .any(|k| number_after(l, k) == Some(0.0))
+    })
+}
+
+/// MCP tools that publish or merge, dismiss alerts, or bind cluster roles.
+pub(super) fn mcp_overreach(who: &str, words: &[&str], compact: &str, out: &mut Vec<Signal>) {
+    let any = |list: &[&str]| words.iter().any(|w| list.contains(w));
+    if any(&["merge"]) && (any(&["pull", "pr", "request"]) || compact.contains("pull_number")) {
+        out.push(sig(
+            Category::Publish,
+            Severity::High,
+            format!("{who} merges a pull request"),
+            "merge",
+        ));
+    }
+    if any(&["release", "publish"])
+        && any(&["create", "publish", "new"])
+        && !compact.contains("\"draft\":true")
+    {
+        out.push(sig(
+            Category::Publish,
+            Severity::High,
+            format!("{who} publishes a release"),
+            "release",
+        ));
+    }
+    if any(&["alert", "alerts"])
+        && (compact.contains("dismissed") || compact.contains("\"resolved\""))
+    {
+        out.push(sig(
+            Category::SafeguardBypass,
+            Severity::High,
+            format!("{who} dismisses security alerts"),
+            "dismiss alerts",
+        ));
+    }
+    if compact.contains("clusterrolebinding") || compact.contains("\"kind\":\"rolebinding\"") {
+        let admin = compact.contains("cluster-admin") || compact.contains("\"admin\"");
+        out.push(sig(
+            Category::Privilege,
+            if admin {
+                Severity::Critical
+            } else {
+                Severity::High
+            },
+            format!(
+                "{who} binds a cluster role{}",
+                if admin { " (admin)" } else { "" }
+            ),
+            "role binding",
+        ));
+    }
+}
