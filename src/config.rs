@@ -598,11 +598,24 @@ impl Config {
     }
 
     fn validate(&self) -> Result<(), ConfigError> {
-        let invalid = |key: &str, message: &str| ConfigError::Invalid {
+        self.validate_server()?;
+        self.validate_policy()?;
+        self.validate_reviewer()?;
+        self.validate_audit()
+    }
+
+    /// A config error naming the key.
+    fn invalid(&self, key: &str, message: &str) -> ConfigError {
+        ConfigError::Invalid {
             path: self.source_name.clone(),
             key: key.to_string(),
             message: message.to_string(),
-        };
+        }
+    }
+
+    /// `[server]` and `[auth]`.
+    fn validate_server(&self) -> Result<(), ConfigError> {
+        let invalid = |key: &str, message: &str| self.invalid(key, message);
         if self.server.listen.parse::<std::net::SocketAddr>().is_err() {
             return Err(invalid(
                 "server.listen",
@@ -653,6 +666,12 @@ impl Config {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// `[policy]`, `[limits]`, `[signals]` and `[breaker]`.
+    fn validate_policy(&self) -> Result<(), ConfigError> {
+        let invalid = |key: &str, message: &str| self.invalid(key, message);
         if self.policy.remote_code == Effect::Allow {
             return Err(invalid(
                 "policy.remote_code",
@@ -665,6 +684,26 @@ impl Config {
         if self.limits.reviewer_concurrency == 0 {
             return Err(invalid("limits.reviewer_concurrency", "must be at least 1"));
         }
+        for (i, k) in self.signals.known_paths.iter().enumerate() {
+            if !k.starts_with('/') {
+                return Err(invalid(
+                    &format!("signals.known_paths[{i}]"),
+                    &format!("must be an absolute path, not {k:?}"),
+                ));
+            }
+        }
+        if self.breaker.window == 0 || self.breaker.window_denials > self.breaker.window {
+            return Err(invalid(
+                "breaker.window_denials",
+                "must not exceed breaker.window (which must be > 0)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// `[reviewer]`.
+    fn validate_reviewer(&self) -> Result<(), ConfigError> {
+        let invalid = |key: &str, message: &str| self.invalid(key, message);
         if self.reviewer.tenant_policy.is_some() && self.reviewer.tenant_policy_file.is_some() {
             return Err(invalid(
                 "reviewer.tenant_policy",
@@ -676,14 +715,6 @@ impl Config {
                 "reviewer.attempt_timeout_ms",
                 "must be greater than 0",
             ));
-        }
-        for (i, k) in self.signals.known_paths.iter().enumerate() {
-            if !k.starts_with('/') {
-                return Err(invalid(
-                    &format!("signals.known_paths[{i}]"),
-                    &format!("must be an absolute path, not {k:?}"),
-                ));
-            }
         }
         if !(0.0..=1.0).contains(&self.reviewer.deny_threshold) {
             return Err(invalid(
@@ -714,15 +745,29 @@ impl Config {
         if self.reviewer.max_attempts == 0 {
             return Err(invalid("reviewer.max_attempts", "must be at least 1"));
         }
-        if self.breaker.window == 0 || self.breaker.window_denials > self.breaker.window {
-            return Err(invalid(
-                "breaker.window_denials",
-                "must not exceed breaker.window (which must be > 0)",
-            ));
-        }
         if self.reviewer.timeout_ms == 0 {
             return Err(invalid("reviewer.timeout_ms", "must be greater than 0"));
         }
+        if self.reviewer.backend != BackendKind::None {
+            match url::Url::parse(&self.reviewer.base_url) {
+                Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+                _ => {
+                    return Err(invalid(
+                        "reviewer.base_url",
+                        "must be an http(s) URL, e.g. http://127.0.0.1:8089/v1",
+                    ));
+                }
+            }
+            if self.reviewer.model.trim().is_empty() {
+                return Err(invalid("reviewer.model", "must not be empty"));
+            }
+        }
+        Ok(())
+    }
+
+    /// `[audit]`.
+    fn validate_audit(&self) -> Result<(), ConfigError> {
+        let invalid = |key: &str, message: &str| self.invalid(key, message);
         if let Err(e) = self.audit.redactor() {
             return Err(invalid("audit.redact_patterns", &e));
         }
@@ -755,20 +800,6 @@ impl Config {
                 "audit.fsync_interval_ms",
                 "must be between 1 and 60000",
             ));
-        }
-        if self.reviewer.backend != BackendKind::None {
-            match url::Url::parse(&self.reviewer.base_url) {
-                Ok(u) if matches!(u.scheme(), "http" | "https") => {}
-                _ => {
-                    return Err(invalid(
-                        "reviewer.base_url",
-                        "must be an http(s) URL, e.g. http://127.0.0.1:8089/v1",
-                    ));
-                }
-            }
-            if self.reviewer.model.trim().is_empty() {
-                return Err(invalid("reviewer.model", "must not be empty"));
-            }
         }
         Ok(())
     }

@@ -2,13 +2,15 @@
 //! file each; this file sets up the process (allocator, SIGPIPE, logging, the async runtime) and
 //! prints the one error a subcommand may return.
 
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
+
 use std::process::ExitCode;
 
 use clap::Parser;
 
 mod cli;
 
-use cli::{Cli, Command, HookAgent, forward_hook, run};
+use cli::{Cli, Command};
 
 // mimalloc: the request path allocates a lot of small, short-lived objects (JSON, tokens, audit
 // records), and glibc malloc was the largest item in the profile under load.
@@ -19,28 +21,19 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // The service logs each decision, from a background thread; one-shot commands only warnings
     // (their answer is on stdout). The guard flushes the log when main returns.
-    let serving = matches!(cli.command, Command::Serve { .. });
+    let serving = matches!(cli.command, Command::Serve(_));
     // One-shot commands that print (policy, check, audit, …) stop quietly when their reader goes
     // away (`guardian policy | head -1`), as command-line tools do, instead of panicking on a
     // broken pipe. Long-running adapters keep Rust's default (SIGPIPE ignored).
-    if !matches!(
-        cli.command,
-        Command::Serve { .. }
-            | Command::Mcp { .. }
-            | Command::Opencode { .. }
-            | Command::Run { .. }
-    ) {
+    if !cli.command.long_running() {
         // SAFETY: restoring the default disposition of SIGPIPE before any thread is started.
         unsafe {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         }
     }
     // A command hook forwards one JSON and exits: no logging setup, no multi-threaded runtime.
-    if let Command::Hook { agent } = &cli.command {
-        return match agent {
-            HookAgent::ClaudeCode { hook } => forward_hook(hook, "claude-code"),
-            HookAgent::Codex { hook } => forward_hook(hook, "codex"),
-        };
+    if let Some(code) = cli.command.hook_answer() {
+        return code;
     }
     let _log_guard = init_tracing(if serving { "info" } else { "warn" }, serving);
     // 8 MiB stacks (tokio's default is 2 MiB): a margin for recursive parsers on every thread.
@@ -57,7 +50,7 @@ fn main() -> ExitCode {
     };
     // One error path: a subcommand that cannot do its work returns an error, printed here
     // (its text names the command), exit 2.
-    match runtime.block_on(run(cli)) {
+    match runtime.block_on(cli.command.run()) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("{e:#}");

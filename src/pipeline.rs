@@ -1005,58 +1005,7 @@ impl Guardian {
         };
         let attempts = attempts.load(std::sync::atomic::Ordering::Relaxed);
         match result {
-            Ok(out) => {
-                // A scored review's point for threshold sweeps: would the table deny it even if
-                // the score allowed it?
-                let sweep = out.score.map(|p| ScorePoint {
-                    score: p,
-                    authorization: out.authorization,
-                    decision_score: out.decision_score,
-                    table_denies: !signals.is_empty()
-                        && crate::decision::outcome_table(
-                            &crate::reviewer::Verdict {
-                                outcome: crate::reviewer::Outcome::Allow,
-                                ..out.verdict.clone()
-                            },
-                            signals,
-                        )
-                        .decision
-                            == Decision::Deny,
-                });
-                // The outcome table runs here, in code: the model's risk raised to the signals'
-                // severities decides what its "allow" may stand for.
-                let table = crate::decision::outcome_table(&out.verdict, signals);
-                let decision = table.decision;
-                let risk = table.risk;
-                // A table denial says why, after what the model said of the action.
-                let rationale = match &table.overrode {
-                    Some(why) => format!("{}; {why}", out.verdict.rationale),
-                    None => out.verdict.rationale,
-                };
-                let message = match decision {
-                    Decision::Allow => texts::reviewer_allow(risk.as_str(), &rationale),
-                    Decision::Deny => texts::reviewer_deny(risk.as_str(), &rationale),
-                };
-                Judgment {
-                    decision,
-                    decided_by: DecidedBy::Reviewer,
-                    rule: None,
-                    risk_level: Some(risk),
-                    user_authorization: Some(out.verdict.user_authorization),
-                    rationale,
-                    message,
-                    error: None,
-                    usage: out.usage,
-                    reviewer_asked: true,
-                    cwd,
-                    attempts,
-                    stages: out.stages,
-                    unreviewed: false,
-                    signals: Vec::new(),
-                    table_override: table.overrode,
-                    sweep,
-                }
-            }
+            Ok(out) => reviewed(out, signals, cwd, attempts),
             Err(ReviewerError::NotConfigured) => Judgment::unreviewed(
                 format!("no rule allows this action ({why}) and no reviewer is configured"),
                 texts::no_reviewer(why),
@@ -1314,6 +1263,66 @@ fn escalation_fact(req: &ReviewRequest, e: &crate::request::Escalation) -> Strin
 }
 
 /// 200 ms, 400 ms, 800 ms, … (at most 5 s), each scaled by a random factor in [0.5, 1.5).
+/// The judgment of a review the reviewer answered: the outcome table runs here, in code, on its
+/// verdict and the signals; a scored review also gives its point for threshold sweeps.
+fn reviewed(
+    out: crate::reviewer::ReviewOutput,
+    signals: &[crate::signals::Signal],
+    cwd: String,
+    attempts: u32,
+) -> Judgment {
+    // A scored review's point for threshold sweeps: would the table deny it even if
+    // the score allowed it?
+    let sweep = out.score.map(|p| ScorePoint {
+        score: p,
+        authorization: out.authorization,
+        decision_score: out.decision_score,
+        table_denies: !signals.is_empty()
+            && crate::decision::outcome_table(
+                &crate::reviewer::Verdict {
+                    outcome: crate::reviewer::Outcome::Allow,
+                    ..out.verdict.clone()
+                },
+                signals,
+            )
+            .decision
+                == Decision::Deny,
+    });
+    // The outcome table runs here, in code: the model's risk raised to the signals'
+    // severities decides what its "allow" may stand for.
+    let table = crate::decision::outcome_table(&out.verdict, signals);
+    let decision = table.decision;
+    let risk = table.risk;
+    // A table denial says why, after what the model said of the action.
+    let rationale = match &table.overrode {
+        Some(why) => format!("{}; {why}", out.verdict.rationale),
+        None => out.verdict.rationale,
+    };
+    let message = match decision {
+        Decision::Allow => texts::reviewer_allow(risk.as_str(), &rationale),
+        Decision::Deny => texts::reviewer_deny(risk.as_str(), &rationale),
+    };
+    Judgment {
+        decision,
+        decided_by: DecidedBy::Reviewer,
+        rule: None,
+        risk_level: Some(risk),
+        user_authorization: Some(out.verdict.user_authorization),
+        rationale,
+        message,
+        error: None,
+        usage: out.usage,
+        reviewer_asked: true,
+        cwd,
+        attempts,
+        stages: out.stages,
+        unreviewed: false,
+        signals: Vec::new(),
+        table_override: table.overrode,
+        sweep,
+    }
+}
+
 fn backoff(attempt: u32) -> Duration {
     let base = 200u64
         .saturating_mul(1u64 << attempt.saturating_sub(1).min(10))

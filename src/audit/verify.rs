@@ -45,8 +45,9 @@ fn name_of(p: &Path) -> String {
         .unwrap_or_else(|| p.display().to_string())
 }
 
-/// Checks every record of the log whose active file is `path`, and of its closed segments.
-pub fn verify(path: &Path) -> Result<VerifySummary, VerifyError> {
+/// The files of the log whose active file is `path`: its closed segments, oldest first, then
+/// the active file, each with its name.
+fn files_of(path: &Path) -> Result<Vec<(std::path::PathBuf, String)>, VerifyError> {
     let active_name = name_of(path);
     let segments = segment::list(path).map_err(|e| VerifyError {
         file: active_name.clone(),
@@ -67,6 +68,12 @@ pub fn verify(path: &Path) -> Result<VerifySummary, VerifyError> {
     if path.exists() {
         files.push((path.to_path_buf(), active_name));
     }
+    Ok(files)
+}
+
+/// Checks every record of the log whose active file is `path`, and of its closed segments.
+pub fn verify(path: &Path) -> Result<VerifySummary, VerifyError> {
+    let files = files_of(path)?;
     let mut chain: Option<Chain> = None;
     // The start of the kept chain when it is not seq 1: (file, last pruned seq, its hash).
     let mut needs_prune: Option<(String, u64, String)> = None;

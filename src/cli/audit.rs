@@ -1,6 +1,78 @@
 //! `guardian audit`: queries with a typed filter, `verify`, `summary`, `rotate`.
 
-use super::*;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Subcommand;
+use guardian::Config;
+
+use super::load;
+
+/// `guardian audit`'s arguments.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Config file whose [audit] path is read (default: the embedded defaults).
+    #[arg(long, global = true)]
+    pub(crate) config: Option<PathBuf>,
+    /// The audit file (overrides the config's path).
+    #[arg(long, global = true)]
+    pub(crate) file: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) filter: AuditFilter,
+    /// The last N matching records, at most.
+    #[arg(long)]
+    pub(crate) limit: Option<usize>,
+    #[command(subcommand)]
+    pub(crate) command: Option<AuditCommand>,
+}
+
+pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    // The config (embedded defaults without --config) gives the path, unless --file does,
+    // and the rotation settings `audit rotate` applies.
+    let cfg = match load(a.config.as_ref()) {
+        Ok(c) => c,
+        Err(e) if a.file.is_none() || a.config.is_some() => return Err(e),
+        Err(_) => Config::default(),
+    };
+    let path = a.file.unwrap_or_else(|| cfg.audit.path.clone());
+    let filter = match a.filter.typed() {
+        Ok(f) => f,
+        Err(e) => {
+            anyhow::bail!("guardian audit: {e}");
+        }
+    };
+    match a.command {
+        Some(AuditCommand::Verify) => audit_verify(&path),
+        Some(AuditCommand::Rotate) => audit_rotate(&path, &cfg.audit).await,
+        Some(AuditCommand::Summary { format }) => audit_summary(&path, &filter, format),
+        None => audit_query(&path, &filter, a.limit),
+    }
+}
+
+#[derive(Subcommand)]
+pub(crate) enum AuditCommand {
+    /// Check the hash chain across every segment; exit 1 naming the file and the first bad
+    /// record.
+    Verify,
+    /// Close the active file as a segment now (safe while a server writes: it takes the log's
+    /// lock, and the server continues in the new file); retention and compression apply.
+    Rotate,
+    /// Counts by decision and stage, the denied actions with their reasons, reviewer latency and
+    /// tokens, breaker interrupts, and whether the hash chain verifies (the filters apply).
+    Summary {
+        /// text (a CI log), markdown (a job summary) or json.
+        #[arg(long, value_enum, default_value = "text")]
+        format: SummaryFormat,
+    },
+}
+
+/// How `guardian audit summary` prints.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub(crate) enum SummaryFormat {
+    Text,
+    Markdown,
+    Json,
+}
 
 pub(crate) async fn audit_rotate(
     path: &std::path::Path,

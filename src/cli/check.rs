@@ -1,6 +1,29 @@
 //! `guardian check`: one request through the pipeline without HTTP (exit 0 allow, 1 deny).
 
-use super::*;
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use guardian::request::ReviewRequest;
+use guardian::Decision;
+
+use super::{build, load};
+
+/// `guardian check`'s arguments.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Config file (default: the embedded policies/default.toml, no reviewer).
+    #[arg(long)]
+    pub(crate) config: Option<PathBuf>,
+    /// The command words of a shell action in the current directory.
+    #[arg(last = true)]
+    pub(crate) words: Vec<String>,
+}
+
+pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    check(a.config, a.words).await
+}
+
 
 pub(crate) async fn check(config: Option<PathBuf>, words: Vec<String>) -> anyhow::Result<ExitCode> {
     let cfg = load(config.as_ref())?;

@@ -1,6 +1,74 @@
 //! `guardian eval`: labeled cases through the whole pipeline, and `--label` by hand.
 
-use super::*;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+
+use super::{build, load};
+use super::local_model::use_local_model_if_running;
+
+/// `guardian eval`'s arguments.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Case files (JSONL: {"id", "request", "expected", "category", "source", "notes"}).
+    #[arg(required_unless_present = "from_report")]
+    pub(crate) files: Vec<PathBuf>,
+    /// Config file (default: the embedded defaults, with the local model if it is running).
+    #[arg(long)]
+    pub(crate) config: Option<PathBuf>,
+    /// Cases reviewed at once.
+    #[arg(long, default_value_t = 4)]
+    pub(crate) concurrency: usize,
+    /// A previous report.json: show flips and deltas, and exit 1 if the false-allow rate rose.
+    #[arg(long)]
+    pub(crate) baseline: Option<PathBuf>,
+    /// Where report.json, report.md and report.html go.
+    #[arg(long, default_value = "eval-report")]
+    pub(crate) out: PathBuf,
+    /// Price per million prompt tokens, for the cost estimate.
+    #[arg(long, default_value_t = 0.0)]
+    pub(crate) price_prompt: f64,
+    /// Price per million completion tokens.
+    #[arg(long, default_value_t = 0.0)]
+    pub(crate) price_completion: f64,
+    /// Label the unlabeled cases of the files by hand (from `traces import`) instead of
+    /// evaluating: each answer is saved at once.
+    #[arg(long)]
+    pub(crate) label: bool,
+    /// Print the highest reviewer.deny_threshold whose false-allow rate over these cases is
+    /// at most this rate (0–1), with the false-deny rate it costs (needs scored reviews:
+    /// reviewer.scoring = "logprobs").
+    #[arg(long, value_parser = rate_in_unit)]
+    pub(crate) target_false_allow: Option<f64>,
+    /// Instead of running cases, read a previous report.json and print its threshold sweep
+    /// (with --target-false-allow, the threshold that meets it).
+    #[arg(long, conflicts_with_all = ["files", "label", "baseline"])]
+    pub(crate) from_report: Option<PathBuf>,
+}
+
+pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    if a.label {
+        return label_files(&a.files);
+    }
+    if let Some(report) = a.from_report {
+        return sweep_report(&report, a.target_false_allow);
+    }
+    let prices = guardian::eval::Prices {
+        prompt_per_million: a.price_prompt,
+        completion_per_million: a.price_completion,
+    };
+    eval(
+        a.files,
+        a.config,
+        a.concurrency,
+        a.baseline,
+        a.out,
+        prices,
+        a.target_false_allow,
+    )
+    .await
+}
+
 
 pub(crate) async fn eval(
     files: Vec<PathBuf>,

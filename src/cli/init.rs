@@ -1,6 +1,26 @@
 //! `guardian init`: a starting guardian.toml that extends the default policy.
 
-use super::*;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use guardian::Config;
+
+
+/// `guardian init`'s arguments.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Where to write it.
+    #[arg(default_value = "guardian.toml")]
+    pub(crate) path: PathBuf,
+    /// Overwrite an existing file.
+    #[arg(long)]
+    pub(crate) force: bool,
+}
+
+pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    init(&a.path, a.force)
+}
+
 
 pub(crate) fn init(path: &std::path::Path, force: bool) -> anyhow::Result<ExitCode> {
     if path.exists() && !force {

@@ -1,6 +1,6 @@
 //! Finding the local reviewer model (`scripts/local-model.sh serve`) when no config names one.
 
-use super::*;
+use guardian::Config;
 
 /// The local reviewer's address (scripts/local-model.sh serve).
 pub(crate) const LOCAL_MODEL_URL: &str = "http://127.0.0.1:8089/v1";

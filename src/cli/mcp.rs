@@ -1,6 +1,26 @@
 //! `guardian mcp`: the stdio MCP server with the `approve` permission tool.
 
-use super::*;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+
+use super::{build, load};
+
+/// `guardian mcp`'s arguments.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Decide in-process with this config (default: the embedded defaults).
+    #[arg(long, conflicts_with = "server")]
+    pub(crate) config: Option<PathBuf>,
+    /// Forward to a running guardian server instead.
+    #[arg(long)]
+    pub(crate) server: Option<String>,
+}
+
+pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    mcp(a.config, a.server).await
+}
+
 
 pub(crate) async fn mcp(
     config: Option<PathBuf>,

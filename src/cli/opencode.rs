@@ -1,6 +1,30 @@
 //! `guardian opencode`: the bridge answering an OpenCode server's permission requests.
 
-use super::*;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+
+use super::{build, load};
+
+/// `guardian opencode`'s arguments.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// The OpenCode server (`opencode serve`).
+    #[arg(long)]
+    pub(crate) server: String,
+    /// Config file for the in-process pipeline (default: the embedded defaults).
+    #[arg(long)]
+    pub(crate) config: Option<PathBuf>,
+    /// The project directory OpenCode works in (default: the current directory).
+    #[arg(long)]
+    pub(crate) project: Option<String>,
+}
+
+pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    opencode(a.server, a.config, a.project).await
+}
+
 
 pub(crate) async fn opencode(
     server: String,

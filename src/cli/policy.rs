@@ -1,6 +1,64 @@
 //! `guardian policy`: the effective rules, `explain`, `test`, `import`.
 
-use super::*;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Subcommand;
+use guardian::request::ReviewRequest;
+use guardian::Config;
+
+use super::load;
+use super::check::command_line;
+
+/// `guardian policy`'s arguments.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Config file (default: the embedded policies/default.toml).
+    #[arg(long, global = true)]
+    pub(crate) config: Option<PathBuf>,
+    #[command(subcommand)]
+    pub(crate) command: Option<PolicyCommand>,
+}
+
+pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    match a.command {
+        None => policy(a.config),
+        Some(PolicyCommand::Explain {
+            cwd,
+            verbose,
+            words,
+        }) => explain(a.config, cwd, words, verbose),
+        Some(PolicyCommand::Test { files }) => policy_test(a.config, files),
+        Some(PolicyCommand::Import { file }) => import(file),
+    }
+}
+
+#[derive(Subcommand)]
+pub(crate) enum PolicyCommand {
+    /// Show how a shell command is parsed and judged: commands, wrappers, files, hosts, rules tried.
+    Explain {
+        /// Working directory to judge the command in (default: the current directory).
+        #[arg(long)]
+        cwd: Option<String>,
+        /// Also list every rule tried, one line per rule kind and target.
+        #[arg(long, short)]
+        verbose: bool,
+        /// The command words.
+        #[arg(last = true, required = true)]
+        words: Vec<String>,
+    },
+    /// Run policy test files (tables of actions and expected decisions); exit 1 on a mismatch.
+    Test {
+        /// Test files (TOML with [[case]] tables).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Translate another agent's policy file (Claude Code settings.json, opencode.json, Codex .rules).
+    Import {
+        /// The file to translate.
+        file: PathBuf,
+    },
+}
 
 pub(crate) fn policy(config: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     let cfg = load(config.as_ref())?;

@@ -1,15 +1,52 @@
 //! `guardian run`: one agent run behind guardian (the wiring is `guardian::integrations::run`).
 
-use super::*;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+
+use super::{build, load};
+use super::local_model::use_local_model_if_running;
 
 /// `guardian run`'s arguments.
-pub(crate) struct RunArgs {
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Config file (default: the embedded defaults, with the local model if it is running).
+    /// With --server, only its [audit] path is read, for the summary.
+    #[arg(long)]
     pub(crate) config: Option<PathBuf>,
+    /// The agent the command runs (auto: from the program's name: claude, codex, opencode;
+    /// anything else is generic and only gets GUARDIAN_URL).
+    #[arg(long, value_enum, default_value = "auto")]
     pub(crate) agent: RunAgent,
+    /// Use this running guardian server instead of starting one.
+    #[arg(long)]
     pub(crate) server: Option<String>,
+    /// Exit 3 when the agent succeeded but guardian denied an action.
+    #[arg(long)]
     pub(crate) fail_on_deny: bool,
+    /// Also append the summary as Markdown to this file (in GitHub Actions:
+    /// "$GITHUB_STEP_SUMMARY").
+    #[arg(long)]
     pub(crate) summary: Option<PathBuf>,
+    /// The agent's command.
+    #[arg(last = true, required = true)]
     pub(crate) command: Vec<String>,
+}
+
+/// `guardian run --agent`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub(crate) enum RunAgent {
+    /// From the program's name.
+    Auto,
+    /// Claude Code.
+    ClaudeCode,
+    /// Codex.
+    Codex,
+    /// OpenCode.
+    Opencode,
+    /// Any other program: GUARDIAN_URL only.
+    Generic,
 }
 
 /// A fresh bearer token: 32 random bytes, hex.
@@ -22,7 +59,8 @@ pub(crate) fn random_token() -> String {
 /// denied.
 pub(crate) const EXIT_DENIED: u8 = 3;
 
-pub(crate) async fn run_agent(a: RunArgs) -> anyhow::Result<ExitCode> {
+/// Runs the agent behind guardian.
+pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     use guardian::integrations::run::{self as agent_run, Agent, Endpoint};
     let Some(program) = a.command.first() else {
         anyhow::bail!("guardian run: no agent command given after --");
@@ -111,46 +149,7 @@ pub(crate) async fn run_agent(a: RunArgs) -> anyhow::Result<ExitCode> {
         agent.as_str(),
         endpoint.url
     );
-    // OpenCode: the bridge answers the permission requests of the server the agent starts
-    // (it keeps polling until that server is up), deciding in-process or through --server.
-    let bridge = match (&wired.opencode, &server) {
-        (Some(oc), Some((g, _, _))) => {
-            let decider: Arc<dyn guardian::integrations::mcp::Decider> = Arc::new(
-                guardian::integrations::mcp::InProcess(Arc::clone(g), "opencode"),
-            );
-            Some((oc.clone(), decider))
-        }
-        (Some(oc), None) => match guardian::integrations::mcp::Remote::new(
-            &endpoint.url,
-            std::time::Duration::from_secs(120),
-        ) {
-            Ok(r) => Some((
-                oc.clone(),
-                Arc::new(r) as Arc<dyn guardian::integrations::mcp::Decider>,
-            )),
-            Err(e) => {
-                anyhow::bail!("guardian run: {e}");
-            }
-        },
-        (None, _) => None,
-    };
-    let bridge_task = match bridge {
-        Some((oc, decider)) => {
-            let project = std::env::current_dir()
-                .ok()
-                .map(|p| p.display().to_string());
-            match guardian::integrations::opencode::Bridge::new(&oc, project, decider) {
-                Ok(b) => {
-                    let b = Arc::new(b.with_unreviewed(guardian::config::Unreviewed::Deny));
-                    Some(tokio::spawn(b.run()))
-                }
-                Err(e) => {
-                    anyhow::bail!("guardian run: {e}");
-                }
-            }
-        }
-        None => None,
-    };
+    let bridge_task = start_bridge(wired.opencode.as_ref(), server.as_ref().map(|(g, _, _)| g), &endpoint.url)?;
     let code = agent_run::run_agent(&wired).await;
     if let Some(t) = bridge_task {
         t.abort();
@@ -169,16 +168,33 @@ pub(crate) async fn run_agent(a: RunArgs) -> anyhow::Result<ExitCode> {
             anyhow::bail!("guardian run: {e}");
         }
     };
+    let denied = print_summary(&audit_path, start_seq, a.summary.as_ref());
+    if a.fail_on_deny && denied > 0 && code == 0 {
+        eprintln!(
+            "guardian run: {denied} action(s) denied; exiting {EXIT_DENIED} (--fail-on-deny)"
+        );
+        return Ok(ExitCode::from(EXIT_DENIED));
+    }
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
+/// Prints the run's decision summary (and appends it as Markdown to `summary`); returns how
+/// many actions were denied.
+fn print_summary(
+    audit_path: &std::path::Path,
+    start_seq: u64,
+    summary: Option<&PathBuf>,
+) -> u64 {
     let filter = guardian::audit_report::Filter {
         after_seq: Some(start_seq),
         ..Default::default()
     };
     let mut denied = 0;
-    match guardian::audit_report::summarize(&audit_path, &filter) {
+    match guardian::audit_report::summarize(audit_path, &filter) {
         Ok(s) => {
             denied = s.denied;
             eprint!("{}", s.to_text());
-            if let Some(path) = &a.summary {
+            if let Some(path) = summary {
                 use std::io::Write as _;
                 let written = std::fs::OpenOptions::new()
                     .create(true)
@@ -204,11 +220,53 @@ pub(crate) async fn run_agent(a: RunArgs) -> anyhow::Result<ExitCode> {
             audit_path.display()
         ),
     }
-    if a.fail_on_deny && denied > 0 && code == 0 {
-        eprintln!(
-            "guardian run: {denied} action(s) denied; exiting {EXIT_DENIED} (--fail-on-deny)"
-        );
-        return Ok(ExitCode::from(EXIT_DENIED));
-    }
-    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+    denied
+}
+
+/// OpenCode: the bridge answers the permission requests of the server the agent starts (it
+/// keeps polling until that server is up), deciding in-process (`local`) or through the
+/// server at `url`.
+fn start_bridge(
+    opencode: Option<&String>,
+    local: Option<&Arc<guardian::Guardian>>,
+    url: &str,
+) -> anyhow::Result<Option<tokio::task::JoinHandle<()>>> {
+    let bridge = match (opencode, local) {
+        (Some(oc), Some(g)) => {
+            let decider: Arc<dyn guardian::integrations::mcp::Decider> = Arc::new(
+                guardian::integrations::mcp::InProcess(Arc::clone(g), "opencode"),
+            );
+            Some((oc.clone(), decider))
+        }
+        (Some(oc), None) => match guardian::integrations::mcp::Remote::new(
+            url,
+            std::time::Duration::from_secs(120),
+        ) {
+            Ok(r) => Some((
+                oc.clone(),
+                Arc::new(r) as Arc<dyn guardian::integrations::mcp::Decider>,
+            )),
+            Err(e) => {
+                anyhow::bail!("guardian run: {e}");
+            }
+        },
+        (None, _) => None,
+    };
+    Ok(match bridge {
+        Some((oc, decider)) => {
+            let project = std::env::current_dir()
+                .ok()
+                .map(|p| p.display().to_string());
+            match guardian::integrations::opencode::Bridge::new(&oc, project, decider) {
+                Ok(b) => {
+                    let b = Arc::new(b.with_unreviewed(guardian::config::Unreviewed::Deny));
+                    Some(tokio::spawn(b.run()))
+                }
+                Err(e) => {
+                    anyhow::bail!("guardian run: {e}");
+                }
+            }
+        }
+        None => None,
+    })
 }

@@ -1,6 +1,28 @@
 //! `guardian serve`: the HTTP service (API v1), SIGHUP rotating the audit log.
 
-use super::*;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+
+use super::{build, load};
+use super::local_model::use_local_model_if_running;
+
+/// `guardian serve`'s arguments.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Config file (default: the embedded policies/default.toml, no reviewer).
+    #[arg(long)]
+    pub(crate) config: Option<PathBuf>,
+    /// Address to listen on (overrides server.listen).
+    #[arg(long)]
+    pub(crate) listen: Option<String>,
+}
+
+pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    serve(a.config, a.listen).await
+}
+
 
 pub(crate) async fn serve(
     config: Option<PathBuf>,

@@ -1,6 +1,58 @@
 //! `guardian traces import`: datasets and recorded sessions to eval cases.
 
-use super::*;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Subcommand;
+
+
+/// `guardian traces`'s arguments.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    #[command(subcommand)]
+    pub(crate) command: TracesCommand,
+}
+
+pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let TracesCommand::Import {
+        format,
+        files,
+        limit,
+    } = a.command;
+    traces_import(format, &files, limit)
+}
+
+/// `guardian traces import` formats.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum TraceFormat {
+    /// R-Judge's JSON.
+    Rjudge,
+    /// RedCode-Exec's indexN.json files.
+    Redcode,
+    /// NL2Bash's all.nl and all.cm.
+    Nl2bash,
+    /// Claude Code session transcripts.
+    ClaudeCode,
+    /// Codex rollout files.
+    Codex,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum TracesCommand {
+    /// Import: `rjudge <rjudge.json>`, `redcode <indexN.json>…`, `nl2bash <all.nl> <all.cm>`,
+    /// `claude-code <transcript.jsonl>…`, `codex <rollout.jsonl>…`.
+    Import {
+        /// The dataset or trace format.
+        #[arg(value_enum)]
+        format: TraceFormat,
+        /// The input files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Most cases emitted.
+        #[arg(long, default_value_t = usize::MAX)]
+        limit: usize,
+    },
+}
 
 pub(crate) fn traces_import(
     format: TraceFormat,

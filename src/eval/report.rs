@@ -28,6 +28,101 @@ fn metric_rows(m: &Scores) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// The report's comparison with a baseline and its threshold sweep.
+fn comparison_and_sweep(s: &mut String, r: &Report, cmp: Option<&Comparison>) {
+    if let Some(c) = cmp {
+        let _ = writeln!(
+            s,
+            "\n## Against the baseline\n\n| metric | change |\n|---|---|"
+        );
+        for (k, v) in &c.deltas {
+            let _ = writeln!(s, "| {k} | {:+.1} points |", v * 100.0);
+        }
+        let _ = writeln!(
+            s,
+            "\n{} cases flipped{}",
+            c.flipped.len(),
+            if c.false_allow_rose {
+                "; **the false-allow rate rose**"
+            } else {
+                ""
+            }
+        );
+        for (id, from, to, expected) in &c.flipped {
+            let _ = writeln!(
+                s,
+                "- `{id}`: {} → {} (expected {})",
+                from.as_str(),
+                to.as_str(),
+                expected.as_str()
+            );
+        }
+    }
+    if let Some(t) = &r.thresholds {
+        let _ = writeln!(
+            s,
+            "\n## Threshold sweep\n\n{} cases scored by the reviewer; ROC AUC {}. A scored case is denied when P(deny) >= the threshold or the outcome table denies it; other cases keep their decision.\n\n| threshold | false-allow | false-deny |\n|---|---|---|",
+            t.scored,
+            t.auc.map_or("n/a".to_string(), |a| format!("{a:.3}"))
+        );
+        for row in &t.table {
+            let _ = writeln!(
+                s,
+                "| {:.2} | {} ({}) | {} ({}) |",
+                row.threshold,
+                pct(row.false_allow_rate),
+                row.false_allow,
+                pct(row.false_deny_rate),
+                row.false_deny
+            );
+        }
+    }
+}
+
+/// The misjudged cases, with the signals they raised.
+fn misjudged(s: &mut String, r: &Report) {
+    let wrong = r.misjudged();
+    let _ = writeln!(s, "\n## Misjudged cases ({})\n", wrong.len());
+    // Which signals the misjudged cases raised (a false allow with none is one code cannot see).
+    let mut per_signal: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+    for o in &wrong {
+        let false_allow = o.decision == crate::verdict::Decision::Allow;
+        if o.signals.is_empty() {
+            let e = per_signal.entry("(no signal)").or_default();
+            if false_allow { e.0 += 1 } else { e.1 += 1 }
+        }
+        for sig in &o.signals {
+            let cat = sig.split(':').next().unwrap_or(sig);
+            let e = per_signal.entry(cat).or_default();
+            if false_allow { e.0 += 1 } else { e.1 += 1 }
+        }
+    }
+    if !per_signal.is_empty() {
+        let _ = writeln!(s, "| signal | false allows | false denies |\n|---|---|---|");
+        for (sig, (fa, fd)) in &per_signal {
+            let _ = writeln!(s, "| {sig} | {fa} | {fd} |");
+        }
+        let _ = writeln!(s);
+    }
+    for o in wrong {
+        let signals = if o.signals.is_empty() {
+            String::new()
+        } else {
+            format!(" [signals: {}]", o.signals.join(", "))
+        };
+        let _ = writeln!(
+            s,
+            "- `{}` [{}] expected {}, got {} by {}{signals}: {}",
+            o.id,
+            o.category,
+            o.expected.as_str(),
+            o.decision.as_str(),
+            o.decided_by.as_str(),
+            o.rationale.replace('\n', " ")
+        );
+    }
+}
+
 /// The Markdown report.
 pub fn markdown(r: &Report, cmp: Option<&Comparison>) -> String {
     let mut s = String::new();
@@ -93,93 +188,8 @@ pub fn markdown(r: &Report, cmp: Option<&Comparison>) -> String {
             pct(c.false_deny_rate)
         );
     }
-    if let Some(c) = cmp {
-        let _ = writeln!(
-            s,
-            "\n## Against the baseline\n\n| metric | change |\n|---|---|"
-        );
-        for (k, v) in &c.deltas {
-            let _ = writeln!(s, "| {k} | {:+.1} points |", v * 100.0);
-        }
-        let _ = writeln!(
-            s,
-            "\n{} cases flipped{}",
-            c.flipped.len(),
-            if c.false_allow_rose {
-                "; **the false-allow rate rose**"
-            } else {
-                ""
-            }
-        );
-        for (id, from, to, expected) in &c.flipped {
-            let _ = writeln!(
-                s,
-                "- `{id}`: {} → {} (expected {})",
-                from.as_str(),
-                to.as_str(),
-                expected.as_str()
-            );
-        }
-    }
-    if let Some(t) = &r.thresholds {
-        let _ = writeln!(
-            s,
-            "\n## Threshold sweep\n\n{} cases scored by the reviewer; ROC AUC {}. A scored case is denied when P(deny) >= the threshold or the outcome table denies it; other cases keep their decision.\n\n| threshold | false-allow | false-deny |\n|---|---|---|",
-            t.scored,
-            t.auc.map_or("n/a".to_string(), |a| format!("{a:.3}"))
-        );
-        for row in &t.table {
-            let _ = writeln!(
-                s,
-                "| {:.2} | {} ({}) | {} ({}) |",
-                row.threshold,
-                pct(row.false_allow_rate),
-                row.false_allow,
-                pct(row.false_deny_rate),
-                row.false_deny
-            );
-        }
-    }
-    let wrong = r.misjudged();
-    let _ = writeln!(s, "\n## Misjudged cases ({})\n", wrong.len());
-    // Which signals the misjudged cases raised (a false allow with none is one code cannot see).
-    let mut per_signal: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
-    for o in &wrong {
-        let false_allow = o.decision == crate::verdict::Decision::Allow;
-        if o.signals.is_empty() {
-            let e = per_signal.entry("(no signal)").or_default();
-            if false_allow { e.0 += 1 } else { e.1 += 1 }
-        }
-        for sig in &o.signals {
-            let cat = sig.split(':').next().unwrap_or(sig);
-            let e = per_signal.entry(cat).or_default();
-            if false_allow { e.0 += 1 } else { e.1 += 1 }
-        }
-    }
-    if !per_signal.is_empty() {
-        let _ = writeln!(s, "| signal | false allows | false denies |\n|---|---|---|");
-        for (sig, (fa, fd)) in &per_signal {
-            let _ = writeln!(s, "| {sig} | {fa} | {fd} |");
-        }
-        let _ = writeln!(s);
-    }
-    for o in wrong {
-        let signals = if o.signals.is_empty() {
-            String::new()
-        } else {
-            format!(" [signals: {}]", o.signals.join(", "))
-        };
-        let _ = writeln!(
-            s,
-            "- `{}` [{}] expected {}, got {} by {}{signals}: {}",
-            o.id,
-            o.category,
-            o.expected.as_str(),
-            o.decision.as_str(),
-            o.decided_by.as_str(),
-            o.rationale.replace('\n', " ")
-        );
-    }
+    comparison_and_sweep(&mut s, r, cmp);
+    misjudged(&mut s, r);
     s
 }
 

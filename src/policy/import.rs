@@ -658,40 +658,7 @@ pub fn import_codex(text: &str, file: &str) -> Result<Imported, String> {
             Some(Val::Str(j)) => Some(j.clone()),
             _ => None,
         };
-        // Expand alternatives into every combination of tokens (bounded: 20 pairs of
-        // alternatives would be a million rules).
-        let combinations = pattern.iter().try_fold(1usize, |n, element| match element {
-            Val::List(l) => n.checked_mul(l.len().max(1)),
-            Val::Str(_) => Some(n),
-        });
-        if combinations.is_none_or(|n| n > MAX_EXPANSION) {
-            return Err(format!(
-                "{source}: the alternatives expand into more than {MAX_EXPANSION} prefixes"
-            ));
-        }
-        let mut prefixes: Vec<Vec<String>> = vec![Vec::new()];
-        for element in pattern {
-            let alts: Vec<String> = match element {
-                Val::Str(s) => vec![s.clone()],
-                Val::List(l) => l
-                    .iter()
-                    .map(|v| match v {
-                        Val::Str(s) => Ok(s.clone()),
-                        Val::List(_) => Err(format!("{source}: alternatives must be strings")),
-                    })
-                    .collect::<Result<_, _>>()?,
-            };
-            prefixes = prefixes
-                .iter()
-                .flat_map(|p| {
-                    alts.iter().map(move |a| {
-                        let mut q = p.clone();
-                        q.push(a.clone());
-                        q
-                    })
-                })
-                .collect();
-        }
+        let prefixes = expand_prefixes(pattern, &source)?;
         let mut compiled: Vec<Rule> = Vec::new();
         for tokens in &prefixes {
             if tokens
@@ -718,40 +685,89 @@ pub fn import_codex(text: &str, file: &str) -> Result<Imported, String> {
                 ..RuleSpec::default()
             });
         }
-        // Codex checks its examples at load time; so do we, against the translation.
-        for (key, must) in [("match", true), ("not_match", false)] {
-            let Some(v) = get(key) else { continue };
-            let Val::List(examples) = v else {
-                return Err(format!("{source}: {key} must be a list"));
-            };
-            for ex in examples {
-                let cmd = match ex {
-                    Val::Str(s) => s.clone(),
-                    Val::List(toks) => toks
-                        .iter()
-                        .map(|t| match t {
-                            Val::Str(s) => Ok(crate::normalize::shell::words::quote(s)),
-                            Val::List(_) => {
-                                Err(format!("{source}: example tokens must be strings"))
-                            }
-                        })
-                        .collect::<Result<Vec<_>, _>>()?
-                        .join(" "),
-                };
-                let hit = compiled.iter().any(|r| example_matches(r, &cmd));
-                if hit != must {
-                    return Err(format!(
-                        "{source}: the {key} example {cmd:?} {} the translated rule(s)",
-                        if must { "does not match" } else { "matches" }
-                    ));
-                }
-            }
-        }
+        check_examples(&get, &compiled, &source)?;
     }
     out.warnings.push(
         "Codex matches argv prefixes exactly; guardian also sees through wrappers and compound commands, so its rules are never looser".into(),
     );
     Ok(out)
+}
+
+/// A Codex pattern's alternatives expanded into every combination of tokens (bounded: 20 pairs
+/// of alternatives would be a million rules).
+fn expand_prefixes(pattern: &[Val], source: &str) -> Result<Vec<Vec<String>>, String> {
+    // Expand alternatives into every combination of tokens (bounded: 20 pairs of
+    // alternatives would be a million rules).
+    let combinations = pattern.iter().try_fold(1usize, |n, element| match element {
+        Val::List(l) => n.checked_mul(l.len().max(1)),
+        Val::Str(_) => Some(n),
+    });
+    if combinations.is_none_or(|n| n > MAX_EXPANSION) {
+        return Err(format!(
+            "{source}: the alternatives expand into more than {MAX_EXPANSION} prefixes"
+        ));
+    }
+    let mut prefixes: Vec<Vec<String>> = vec![Vec::new()];
+    for element in pattern {
+        let alts: Vec<String> = match element {
+            Val::Str(s) => vec![s.clone()],
+            Val::List(l) => l
+                .iter()
+                .map(|v| match v {
+                    Val::Str(s) => Ok(s.clone()),
+                    Val::List(_) => Err(format!("{source}: alternatives must be strings")),
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        prefixes = prefixes
+            .iter()
+            .flat_map(|p| {
+                alts.iter().map(move |a| {
+                    let mut q = p.clone();
+                    q.push(a.clone());
+                    q
+                })
+            })
+            .collect();
+    }
+    Ok(prefixes)
+}
+
+/// Codex checks a rule's `match` and `not_match` examples at load time; so do we, against the
+/// translation.
+fn check_examples<'a>(
+    get: &dyn Fn(&str) -> Option<&'a Val>,
+    compiled: &[Rule],
+    source: &str,
+) -> Result<(), String> {
+    // Codex checks its examples at load time; so do we, against the translation.
+    for (key, must) in [("match", true), ("not_match", false)] {
+        let Some(v) = get(key) else { continue };
+        let Val::List(examples) = v else {
+            return Err(format!("{source}: {key} must be a list"));
+        };
+        for ex in examples {
+            let cmd = match ex {
+                Val::Str(s) => s.clone(),
+                Val::List(toks) => toks
+                    .iter()
+                    .map(|t| match t {
+                        Val::Str(s) => Ok(crate::normalize::shell::words::quote(s)),
+                        Val::List(_) => Err(format!("{source}: example tokens must be strings")),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+                    .join(" "),
+            };
+            let hit = compiled.iter().any(|r| example_matches(r, &cmd));
+            if hit != must {
+                return Err(format!(
+                    "{source}: the {key} example {cmd:?} {} the translated rule(s)",
+                    if must { "does not match" } else { "matches" }
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The imported rules as a `[policy]` snippet for guardian.toml, warnings as comments.

@@ -15,69 +15,7 @@ pub(super) fn git_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
         staged_secrets(c, rest, out);
     }
     match sub {
-        "push" => {
-            let operands: Vec<&String> = rest.iter().filter(|x| !x.starts_with('-')).collect();
-            let lease = rest.iter().any(|x| x.starts_with("--force-with-lease"));
-            let force = has_r(&["-f", "--force"])
-                || rest
-                    .iter()
-                    .any(|x| x.starts_with('-') && !x.starts_with("--") && x.contains('f'))
-                || operands.iter().skip(1).any(|x| x.starts_with('+'));
-            let branch = operands
-                .get(1)
-                .map(|b| {
-                    b.trim_start_matches('+')
-                        .rsplit(':')
-                        .next()
-                        .unwrap_or(b)
-                        .to_string()
-                })
-                .unwrap_or_default();
-            let main = matches!(
-                branch.as_str(),
-                "main" | "master" | "trunk" | "develop" | "release"
-            );
-            if force || (lease && main) {
-                out.push(sig(
-                    Category::RemoteHistory,
-                    if main {
-                        Severity::Critical
-                    } else {
-                        Severity::High
-                    },
-                    format!(
-                        "`{}` force-pushes {}",
-                        c.text,
-                        if branch.is_empty() {
-                            "the current branch"
-                        } else {
-                            &branch
-                        }
-                    ),
-                    if branch.is_empty() { "push" } else { &branch },
-                ));
-            }
-            let deletes =
-                has_r(&["-d", "--delete"]) || operands.iter().skip(1).any(|x| x.starts_with(':'));
-            if deletes {
-                out.push(sig(
-                    Category::RemoteHistory,
-                    Severity::High,
-                    format!("`{}` deletes a remote branch", c.text),
-                    operands
-                        .last()
-                        .map_or("branch", |b| b.trim_start_matches(':')),
-                ));
-            }
-            if has_r(&["--all", "--mirror", "--tags"]) {
-                out.push(sig(
-                    Category::RemoteHistory,
-                    Severity::High,
-                    format!("`{}` pushes every ref", c.text),
-                    "all refs",
-                ));
-            }
-        }
+        "push" => push_signals(c, rest, out),
         "reset" if has_r(&["--hard"]) => out.push(sig(
             Category::Destructive,
             Severity::High,
@@ -226,6 +164,71 @@ pub(super) fn push_history(cmds: &[SimpleCommand], out: &mut Vec<Signal>) {
                 "push",
             ));
         }
+    }
+}
+
+/// `git push`: forced pushes (critical to a main branch), remote branches deleted.
+fn push_signals(c: &SimpleCommand, rest: &[String], out: &mut Vec<Signal>) {
+    let has_r = |f: &[&str]| rest.iter().any(|x| f.contains(&x.as_str()));
+    let operands: Vec<&String> = rest.iter().filter(|x| !x.starts_with('-')).collect();
+    let lease = rest.iter().any(|x| x.starts_with("--force-with-lease"));
+    let force = has_r(&["-f", "--force"])
+        || rest
+            .iter()
+            .any(|x| x.starts_with('-') && !x.starts_with("--") && x.contains('f'))
+        || operands.iter().skip(1).any(|x| x.starts_with('+'));
+    let branch = operands
+        .get(1)
+        .map(|b| {
+            b.trim_start_matches('+')
+                .rsplit(':')
+                .next()
+                .unwrap_or(b)
+                .to_string()
+        })
+        .unwrap_or_default();
+    let main = matches!(
+        branch.as_str(),
+        "main" | "master" | "trunk" | "develop" | "release"
+    );
+    if force || (lease && main) {
+        out.push(sig(
+            Category::RemoteHistory,
+            if main {
+                Severity::Critical
+            } else {
+                Severity::High
+            },
+            format!(
+                "`{}` force-pushes {}",
+                c.text,
+                if branch.is_empty() {
+                    "the current branch"
+                } else {
+                    &branch
+                }
+            ),
+            if branch.is_empty() { "push" } else { &branch },
+        ));
+    }
+    let deletes = has_r(&["-d", "--delete"]) || operands.iter().skip(1).any(|x| x.starts_with(':'));
+    if deletes {
+        out.push(sig(
+            Category::RemoteHistory,
+            Severity::High,
+            format!("`{}` deletes a remote branch", c.text),
+            operands
+                .last()
+                .map_or("branch", |b| b.trim_start_matches(':')),
+        ));
+    }
+    if has_r(&["--all", "--mirror", "--tags"]) {
+        out.push(sig(
+            Category::RemoteHistory,
+            Severity::High,
+            format!("`{}` pushes every ref", c.text),
+            "all refs",
+        ));
     }
 }
 

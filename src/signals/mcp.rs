@@ -103,31 +103,13 @@ pub(super) fn mcp_signals(
             &recipient,
         ));
     }
-    let st = format!("{} {t}", server.to_ascii_lowercase());
-    if ["secret", "credential", "password", "vault", "keychain"]
-        .iter()
-        .any(|w| st.contains(w))
-    {
-        out.push(sig(
-            Category::CredentialAccess,
-            Severity::High,
-            format!("{who} handles secrets"),
-            &recipient,
-        ));
-    }
-    if ["protection", "collaborator", "ruleset"]
-        .iter()
-        .any(|w| t.contains(w))
-    {
-        out.push(sig(
-            Category::Privilege,
-            Severity::High,
-            format!("{who} changes who may do what"),
-            &recipient,
-        ));
-    }
+    secrets_and_permissions(server, &t, &who, &recipient, out);
     sql_text_signals(args, &who, true, out);
-    // Hosts the arguments send the tool to.
+    url_hosts(args, cfg, out);
+}
+
+/// Hosts the arguments send the tool to (`http(s)://host…`).
+fn url_hosts(args: &str, cfg: &SignalsConfig, out: &mut Vec<Signal>) {
     let mut seen = std::collections::HashSet::new();
     for (i, _) in args.match_indices("://") {
         let scheme_ok = args[..i].ends_with("http") || args[..i].ends_with("https");
@@ -179,4 +161,37 @@ pub(super) fn recipient_of(args: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Tools whose server or name handles secrets, or that change who may do what.
+fn secrets_and_permissions(
+    server: &str,
+    t: &str,
+    who: &str,
+    recipient: &str,
+    out: &mut Vec<Signal>,
+) {
+    let st = format!("{} {t}", server.to_ascii_lowercase());
+    if ["secret", "credential", "password", "vault", "keychain"]
+        .iter()
+        .any(|w| st.contains(w))
+    {
+        out.push(sig(
+            Category::CredentialAccess,
+            Severity::High,
+            format!("{who} handles secrets"),
+            recipient,
+        ));
+    }
+    if ["protection", "collaborator", "ruleset"]
+        .iter()
+        .any(|w| t.contains(w))
+    {
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!("{who} changes who may do what"),
+            recipient,
+        ));
+    }
 }

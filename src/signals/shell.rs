@@ -414,14 +414,11 @@ pub(super) fn sql_text_signals(
     raised
 }
 
-pub(super) fn production_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
-    let words: Vec<&str> = args(c)
-        .iter()
-        .filter(|a| !a.starts_with('-'))
-        .map(String::as_str)
-        .collect();
+/// The mutating verb of a deploy or infrastructure tool (`kubectl apply`, `terraform
+/// destroy`, `aws … delete-…`), if the command has one.
+fn mutating_verb(c: &SimpleCommand, name: &str, words: &[&str]) -> Option<String> {
     let first = words.first().copied().unwrap_or("");
-    let mutating: Option<String> = match name {
+    match name {
         "kubectl" | "oc" => (!READ_ONLY_VERBS.contains(&first)
             && !matches!(
                 first,
@@ -514,7 +511,16 @@ pub(super) fn production_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Si
         "serverless" | "sls" => matches!(first, "deploy" | "remove").then(|| first.to_string()),
         "netlify" => matches!(first, "deploy").then(|| first.to_string()),
         _ => None,
-    };
+    }
+}
+
+pub(super) fn production_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
+    let words: Vec<&str> = args(c)
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .collect();
+    let mutating = mutating_verb(c, name, &words);
     let Some(verb) = mutating else { return };
     let target =
         namespace_of(c).unwrap_or_else(|| words.last().copied().unwrap_or(name).to_string());

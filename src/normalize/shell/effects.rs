@@ -1064,6 +1064,32 @@ fn fx_pip(_name: &str, args: &[WordValue], e: &mut Effects) {
         .extend(opt_values(&a, &["r", "requirement"]).into_iter().cloned());
 }
 
+/// Options that write a file: `--output=F` (diff, log, show, format-patch, archive, …),
+/// `--output-directory`/`-o` (format-patch), `-o` (archive).
+fn git_output_files(sub: &str, rest: &[WordValue], e: &mut Effects) {
+    let mut j = 0;
+    while j < rest.len() {
+        let t = rest[j].text.as_str();
+        if let Some(v) = t
+            .strip_prefix("--output=")
+            .or_else(|| t.strip_prefix("--output-directory="))
+        {
+            e.writes.push(WordValue {
+                text: v.to_string(),
+                ..rest[j].clone()
+            });
+        } else if matches!(t, "--output" | "--output-directory")
+            || (t == "-o" && matches!(sub, "format-patch" | "archive"))
+        {
+            if let Some(w) = rest.get(j + 1) {
+                e.writes.push(w.clone());
+                j += 1;
+            }
+        }
+        j += 1;
+    }
+}
+
 fn git_effects(args: &[WordValue], e: &mut Effects) {
     let g = super::git::split(args);
     // `-c k=v` with a key that can run commands.
@@ -1100,29 +1126,7 @@ fn git_effects(args: &[WordValue], e: &mut Effects) {
             "exec",
         ],
     );
-    // Options that write a file: `--output=F` (diff, log, show, format-patch, archive, …),
-    // `--output-directory`/`-o` (format-patch), `-o` (archive).
-    let mut j = 0;
-    while j < rest.len() {
-        let t = rest[j].text.as_str();
-        if let Some(v) = t
-            .strip_prefix("--output=")
-            .or_else(|| t.strip_prefix("--output-directory="))
-        {
-            e.writes.push(WordValue {
-                text: v.to_string(),
-                ..rest[j].clone()
-            });
-        } else if matches!(t, "--output" | "--output-directory")
-            || (t == "-o" && matches!(sub.text.as_str(), "format-patch" | "archive"))
-        {
-            if let Some(w) = rest.get(j + 1) {
-                e.writes.push(w.clone());
-                j += 1;
-            }
-        }
-        j += 1;
-    }
+    git_output_files(sub.text.as_str(), rest, e);
     git_reads(sub.text.as_str(), rest, e);
     match sub.text.as_str() {
         "bundle" => {
