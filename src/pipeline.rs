@@ -823,6 +823,8 @@ impl Guardian {
         };
         let sandbox_retry = req.retry.as_ref().is_some_and(|r| r.sandbox_denied);
         let escalated = req.escalates();
+        // A rule allow with a high signal, or a safeguard switched off, is reviewed.
+        let signals_escalate = crate::decision::escalate::rule_allow(signals);
         match eval.effect {
             // Deny rules are checked first, for retries and strict mode too.
             Effect::Deny => {
@@ -840,7 +842,7 @@ impl Guardian {
                     cwd,
                 );
             }
-            Effect::Allow if !req.strict && !escalated => {
+            Effect::Allow if !req.strict && !escalated && signals_escalate.is_none() => {
                 let pattern = eval.rule.as_ref().map_or("", |r| r.pattern.as_str());
                 return Judgment {
                     decision: Decision::Allow,
@@ -864,6 +866,8 @@ impl Guardian {
                     format!(
                         "the policy allows running it inside the sandbox ({pattern}), but this asks to run it {without}"
                     )
+                } else if let Some(why) = signals_escalate.filter(|_| !req.strict) {
+                    format!("{why} ({pattern})")
                 } else {
                     format!(
                         "strict mode: the rule {pattern} would allow it, but strict mode reviews every action"
@@ -1007,7 +1011,7 @@ impl Guardian {
         match result {
             Ok(out) => reviewed(out, signals, cwd, attempts),
             Err(ReviewerError::NotConfigured) => Judgment::unreviewed(
-                format!("no rule allows this action ({why}) and no reviewer is configured"),
+                format!("no rule decides this action alone ({why}) and no reviewer is configured"),
                 texts::no_reviewer(why),
                 ReviewerError::NotConfigured.kind(),
                 cwd,

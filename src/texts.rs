@@ -24,7 +24,7 @@ pub fn reviewer_deny(risk: &str, rationale: &str) -> String {
 /// No reviewer is configured and no rule allows the action.
 pub fn no_reviewer(why: &str) -> String {
     format!(
-        "denied: no reviewer is configured (reviewer.backend = \"none\"), and no rule allows this action ({why}). {DO_NOT_WORK_AROUND}"
+        "denied: no reviewer is configured (reviewer.backend = \"none\"), and no rule decides this action alone ({why}). {DO_NOT_WORK_AROUND}"
     )
 }
 

@@ -4,12 +4,13 @@
 //! cedar's authorizer between its evaluator and its API: the outcome table that bounds what a
 //! reviewer's "allow" may stand for once the risk signals raised its risk ([`table`]), a scored
 //! review's thresholds, their defaults and the local model's calibrated values ([`score`]), the
-//! all-must-pass combiner for requests answered together ([`combine`]), and the circuit
-//! breaker's verdict ([`breaker`]). The pipeline calls it; nothing below it knows it exists.
+//! all-must-pass combiner for requests answered together ([`combine`]), when a rule's allow
+//! still goes to the reviewer ([`escalate`]), and the circuit breaker's verdict ([`breaker`]). The pipeline calls it; nothing below it knows it exists.
 //! "Why was this denied?" is answered here.
 
 pub mod breaker;
 pub mod combine;
+pub mod escalate;
 pub mod score;
 pub mod table;
 
