@@ -323,6 +323,34 @@ pub(super) fn variable_safeguards(text: &str, out: &mut Vec<Signal>) {
             "tls verification",
         ),
     ];
+    // `SKIP_TESTS=1`, `SKIP_ENV_VALIDATION=true`, `SKIP_PREFLIGHT_CHECK=true`: an app's own
+    // switch for a check.
+    for (i, _) in text.match_indices("SKIP_") {
+        let at_word = i == 0
+            || text[..i]
+                .ends_with(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '('));
+        let assignment: String = text[i..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && !matches!(c, ';' | '&' | '|'))
+            .collect();
+        let on = assignment.split_once('=').is_some_and(|(name, v)| {
+            name.chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                && matches!(
+                    v.trim_matches(['"', '\'']).to_ascii_lowercase().as_str(),
+                    "1" | "true" | "yes"
+                )
+        });
+        if at_word && on {
+            out.push(sig(
+                Category::SafeguardBypass,
+                Severity::Medium,
+                format!("the command line switches a check off ({assignment})"),
+                "skip",
+            ));
+            break;
+        }
+    }
     for (needle, what, target) in OFF {
         let found = text.match_indices(needle).any(|(i, _)| {
             i == 0
@@ -412,7 +440,20 @@ pub(super) fn content_safeguards(path: &Path, text: &str, diff: bool, out: &mut 
     if test_file && SKIPS.iter().any(|t| added.contains(t)) {
         push("skips a test", "skip", Severity::Medium);
     }
-    if threshold_lowered(text, diff, &added) {
+    let coverage_config = name.starts_with("jest.config")
+        || name.starts_with("vitest.config")
+        || name.starts_with(".nycrc")
+        || name.starts_with(".c8rc")
+        || matches!(
+            name,
+            ".coveragerc"
+                | "setup.cfg"
+                | "tox.ini"
+                | "pyproject.toml"
+                | "codecov.yml"
+                | "package.json"
+        );
+    if threshold_lowered(text, diff, &added, coverage_config) {
         push(
             "lowers a coverage or quality threshold",
             "coverage threshold",
@@ -445,8 +486,9 @@ fn home_less(p: &Path) -> String {
 }
 
 /// Coverage and quality thresholds (`fail_under`, `--cov-fail-under`, jest's
-/// `coverageThreshold` keys, `minimum_coverage`): set to 0, or lowered in a diff.
-fn threshold_lowered(text: &str, diff: bool, added: &str) -> bool {
+/// `coverageThreshold` keys, `minimum_coverage`): set to 0 (any threshold key of a coverage
+/// config, `fail_under` anywhere), or lowered in a diff.
+fn threshold_lowered(text: &str, diff: bool, added: &str, coverage_config: bool) -> bool {
     const KEYS: &[&str] = &[
         "fail_under",
         "fail-under",
@@ -483,10 +525,16 @@ fn threshold_lowered(text: &str, diff: bool, added: &str) -> bool {
             .filter_map(keyed)
             .any(|(k, n)| removed.iter().any(|(rk, rn)| *rk == k && n < *rn));
     }
+    let keys: &[&str] = if coverage_config {
+        KEYS
+    } else {
+        &["fail_under", "fail-under", "minimum_coverage"]
+    };
     added.lines().any(|l| {
-        ["fail_under", "fail-under", "minimum_coverage"]
-            .iter()
-            .any(|k| number_after(l, k) == Some(0.0))
+        keys.iter().any(|k| {
+            l.match_indices(k)
+                .any(|(i, _)| number_after(&l[i..], k) == Some(0.0))
+        })
     })
 }
 
