@@ -176,6 +176,10 @@ pub struct Tool {
     /// Whether options end at the first operand (POSIX utilities such as `printf`), so later
     /// words starting with `-` are operands.
     pub posix: bool,
+    /// Whether its operands are files or directories of code it runs, compiles or lints
+    /// (`pytest ../other/tests`, `go test /tmp/x/...`): each path-like operand is a read, so code
+    /// outside the workspace is never run by a rule that names the tool.
+    pub reads_operands: bool,
 }
 
 /// A command's words read against a table.
@@ -396,6 +400,9 @@ fn read_against(c: &Compiled, args: &[WordValue], out: &mut Vec<Finding>) {
     // Bounded: each round moves to a longer head.
     for _ in 0..6 {
         let (parsed, stop) = parse(c, args, out);
+        if c.tool.reads_operands {
+            code_operands(&parsed.operands, out);
+        }
         if let Some(check) = c.tool.check {
             check(&parsed, out);
         }
@@ -426,6 +433,30 @@ fn read_against(c: &Compiled, args: &[WordValue], out: &mut Vec<Finding>) {
             }
         }
         return;
+    }
+}
+
+/// Path-like operands (`/x`, `./x`, `../x`, `~/x`, `a/b`) of a tool that runs, compiles or lints
+/// what they name: reads of the path (a pytest node id's file, a Go pattern's directory).
+fn code_operands(operands: &[&WordValue], out: &mut Vec<Finding>) {
+    for w in operands {
+        let t = w.text.as_str();
+        let path_like = t.starts_with(['/', '.', '~']) || t.contains('/');
+        if !path_like || t.contains("://") {
+            continue;
+        }
+        let path = t.split("::").next().unwrap_or(t);
+        let path = path.strip_suffix("/...").unwrap_or(path);
+        let path = if path == "..." { "." } else { path };
+        out.push(Finding::new(
+            t,
+            "OPERAND",
+            Effect::Read,
+            Some(WordValue {
+                text: path.to_string(),
+                ..(*w).clone()
+            }),
+        ));
     }
 }
 

@@ -259,6 +259,11 @@ fn effectful_options_are_caught() {
         ("gradlew test publish", "publish", Unknown),
         ("gradle test -I /tmp/init.gradle", "-I", Program),
         ("gradle test --scan", "--scan", Changes),
+        ("pytest /tmp/evil/test_x.py", "OPERAND", Read),
+        ("python -m pytest ../other/tests::test_a", "OPERAND", Read),
+        ("go test /tmp/evil/...", "OPERAND", Read),
+        ("mypy /tmp/x.py", "OPERAND", Read),
+        ("npx eslint /etc", "OPERAND", Read),
     ] {
         let found = findings(line);
         if !found.iter().any(|(n, e)| n == name && *e == effect) {

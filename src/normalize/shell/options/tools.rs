@@ -14,6 +14,15 @@ const fn gnu(head: &'static str, options: &'static str) -> Tool {
         check: None,
         terminated: &[],
         posix: false,
+        reads_operands: false,
+    }
+}
+
+/// A tool whose operands are code it runs, compiles or lints.
+const fn reading(t: Tool) -> Tool {
+    Tool {
+        reads_operands: true,
+        ..t
     }
 }
 
@@ -141,19 +150,28 @@ pub const TOOLS: &[Tool] = &[
     passing(gnu("npm run test", b::NPM), "@script"),
     passing(gnu("npm run lint", b::NPM), "@script"),
     passing(gnu("npm run build", b::NPM), "@script"),
-    checked(gnu("@script", b::SCRIPT_ARGS), f::fixes_write_operands),
-    gnu("tsc", b::TSC),
-    gnu("npx tsc", b::TSC),
-    checked(gnu("eslint", b::ESLINT), f::fixes_write_operands),
-    checked(gnu("npx eslint", b::ESLINT), f::fixes_write_operands),
-    checked(gnu("pytest", b::PYTEST), pytest),
-    checked(gnu("python -m pytest", b::PYTEST), pytest),
-    checked(gnu("python3 -m pytest", b::PYTEST), pytest),
-    checked(gnu("ruff check", b::RUFF_CHECK), f::fixes_write_operands),
-    gnu("mypy", b::MYPY),
-    checked(single("go build", b::GO_BUILD), go_flags),
-    checked(single("go test", b::GO_TEST), go_flags),
-    checked(single("go vet", b::GO_VET), go_flags),
+    reading(checked(
+        gnu("@script", b::SCRIPT_ARGS),
+        f::fixes_write_operands,
+    )),
+    reading(gnu("tsc", b::TSC)),
+    reading(gnu("npx tsc", b::TSC)),
+    reading(checked(gnu("eslint", b::ESLINT), f::fixes_write_operands)),
+    reading(checked(
+        gnu("npx eslint", b::ESLINT),
+        f::fixes_write_operands,
+    )),
+    reading(checked(gnu("pytest", b::PYTEST), pytest)),
+    reading(checked(gnu("python -m pytest", b::PYTEST), pytest)),
+    reading(checked(gnu("python3 -m pytest", b::PYTEST), pytest)),
+    reading(checked(
+        gnu("ruff check", b::RUFF_CHECK),
+        f::fixes_write_operands,
+    )),
+    reading(gnu("mypy", b::MYPY)),
+    reading(checked(single("go build", b::GO_BUILD), go_flags)),
+    reading(checked(single("go test", b::GO_TEST), go_flags)),
+    reading(checked(single("go vet", b::GO_VET), go_flags)),
     checked(gnu("make", b::MAKE), make),
     checked(gnu("mvn", b::MVN), mvn),
     checked(gnu("gradle", b::GRADLE), gradle),
