@@ -190,16 +190,17 @@ struct Settled {
 }
 
 impl Judgment {
-    fn fallback(rationale: String, message: String, error: FallbackKind, cwd: String) -> Judgment {
+    /// A deny by `decided_by` with nothing else said yet.
+    fn deny(decided_by: DecidedBy, rationale: String, message: String, cwd: String) -> Judgment {
         Judgment {
             decision: Decision::Deny,
-            decided_by: DecidedBy::Fallback,
+            decided_by,
             rule: None,
             risk_level: None,
             user_authorization: None,
             rationale,
             message,
-            error: Some(error),
+            error: None,
             usage: Usage::default(),
             reviewer_asked: false,
             signals: Vec::new(),
@@ -209,6 +210,21 @@ impl Judgment {
             attempts: 0,
             stages: Vec::new(),
             unreviewed: false,
+        }
+    }
+
+    /// A judgment decided by the policy's evaluation (a deny until the caller says otherwise).
+    fn of_rule(eval: &Evaluation, cwd: String) -> Judgment {
+        Judgment {
+            rule: eval.rule.clone(),
+            ..Judgment::deny(DecidedBy::Rule, eval.reason.clone(), String::new(), cwd)
+        }
+    }
+
+    fn fallback(rationale: String, message: String, error: FallbackKind, cwd: String) -> Judgment {
+        Judgment {
+            error: Some(error),
+            ..Judgment::deny(DecidedBy::Fallback, rationale, message, cwd)
         }
     }
 
@@ -802,25 +818,7 @@ impl Guardian {
         eval: &mut Evaluation,
         signals: &[crate::signals::Signal],
     ) -> Judgment {
-        let base = Judgment {
-            decision: Decision::Deny,
-            decided_by: DecidedBy::Rule,
-            rule: eval.rule.clone(),
-            risk_level: None,
-            user_authorization: None,
-            rationale: eval.reason.clone(),
-            message: String::new(),
-            error: None,
-            usage: Usage::default(),
-            reviewer_asked: false,
-            cwd: cwd.clone(),
-            attempts: 0,
-            stages: Vec::new(),
-            unreviewed: false,
-            signals: Vec::new(),
-            table_override: None,
-            sweep: None,
-        };
+        let base = Judgment::of_rule(eval, cwd.clone());
         let sandbox_retry = req.retry.as_ref().is_some_and(|r| r.sandbox_denied);
         let escalated = req.escalates();
         // A rule allow with a high signal, or a safeguard switched off, is reviewed.
@@ -851,28 +849,10 @@ impl Guardian {
                 };
             }
             Effect::Allow => {
-                // Strict mode and sandbox escalations send even rule-allowed actions to review.
+                // Strict mode, sandbox escalations and signals the rule does not name send even
+                // rule-allowed actions to review.
                 let pattern = eval.rule.as_ref().map_or("", |r| r.pattern.as_str());
-                eval.reason = if escalated {
-                    let without = if req
-                        .escalation
-                        .as_ref()
-                        .is_some_and(|e| e.kind == EscalationKind::AdditionalPermissions)
-                    {
-                        "with network access its sandbox does not give"
-                    } else {
-                        "WITHOUT the sandbox"
-                    };
-                    format!(
-                        "the policy allows running it inside the sandbox ({pattern}), but this asks to run it {without}"
-                    )
-                } else if let Some(why) = signals_escalate.filter(|_| !req.strict) {
-                    format!("{why} ({pattern})")
-                } else {
-                    format!(
-                        "strict mode: the rule {pattern} would allow it, but strict mode reviews every action"
-                    )
-                };
+                eval.reason = allow_reviewed_because(req, pattern, escalated, signals_escalate);
             }
             Effect::Ask => {}
         }
@@ -1324,6 +1304,36 @@ fn reviewed(
         signals: Vec::new(),
         table_override: table.overrode,
         sweep,
+    }
+}
+
+/// Why an action a rule allows is still reviewed: a sandbox escalation, risk signals the rule
+/// does not name (`escalate`), or strict mode.
+fn allow_reviewed_because(
+    req: &ReviewRequest,
+    pattern: &str,
+    escalated: bool,
+    signals_escalate: Option<String>,
+) -> String {
+    if escalated {
+        let without = if req
+            .escalation
+            .as_ref()
+            .is_some_and(|e| e.kind == EscalationKind::AdditionalPermissions)
+        {
+            "with network access its sandbox does not give"
+        } else {
+            "WITHOUT the sandbox"
+        };
+        format!(
+            "the policy allows running it inside the sandbox ({pattern}), but this asks to run it {without}"
+        )
+    } else if let Some(why) = signals_escalate.filter(|_| !req.strict) {
+        format!("{why} ({pattern})")
+    } else {
+        format!(
+            "strict mode: the rule {pattern} would allow it, but strict mode reviews every action"
+        )
     }
 }
 

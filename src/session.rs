@@ -135,11 +135,6 @@ impl Sessions {
         f(&mut state)
     }
 
-    /// The breaker's thresholds.
-    pub fn breaker(&self) -> &BreakerConfig {
-        &self.breaker
-    }
-
     /// Whether memory is on.
     pub fn memory_enabled(&self) -> bool {
         !self.ttl.is_zero()

@@ -1043,27 +1043,38 @@ fn writer(mut a: Active, mut rx: mpsc::Receiver<Job>) {
             }
         }
         drop(held);
-        for (job, r) in batch.into_iter().zip(results) {
-            let r = match (&written, r) {
-                (Ok(()), r) => r,
-                (Err(e), _) => Err(io::Error::new(e.kind(), e.to_string())),
-            };
-            match job {
-                Job::Record(_, done) | Job::Flush(done) => {
-                    let _ = done.send(r);
-                }
-                Job::Rotate(done) => {
-                    let _ = done.send(match (r, &rotated) {
-                        (Err(e), _) => Err(e),
-                        (Ok(()), Ok(b)) => Ok(*b),
-                        (Ok(()), Err(e)) => Err(io::Error::new(e.kind(), e.to_string())),
-                    });
-                }
-            }
-        }
+        answer(batch, results, &written, &rotated);
     }
     if a.syncer.is_some() {
         let _ = a.file.sync_data();
+    }
+}
+
+/// Answers every job of a written batch: its own result, or the write's error; a rotation also
+/// hears whether the rotation happened.
+fn answer(
+    batch: Vec<Job>,
+    results: Vec<io::Result<()>>,
+    written: &io::Result<()>,
+    rotated: &io::Result<bool>,
+) {
+    for (job, r) in batch.into_iter().zip(results) {
+        let r = match (written, r) {
+            (Ok(()), r) => r,
+            (Err(e), _) => Err(io::Error::new(e.kind(), e.to_string())),
+        };
+        match job {
+            Job::Record(_, done) | Job::Flush(done) => {
+                let _ = done.send(r);
+            }
+            Job::Rotate(done) => {
+                let _ = done.send(match (r, rotated) {
+                    (Err(e), _) => Err(e),
+                    (Ok(()), Ok(b)) => Ok(*b),
+                    (Ok(()), Err(e)) => Err(io::Error::new(e.kind(), e.to_string())),
+                });
+            }
+        }
     }
 }
 

@@ -33,14 +33,20 @@ mod tests {
     use crate::session::Sessions;
     use std::time::Duration;
 
-    fn sessions() -> Sessions {
-        Sessions::new(BreakerConfig::default(), Duration::from_secs(60))
+    /// A session store with these thresholds.
+    struct Store(Sessions, BreakerConfig);
+
+    fn sessions() -> Store {
+        with(BreakerConfig::default())
+    }
+
+    fn with(cfg: BreakerConfig) -> Store {
+        Store(Sessions::new(cfg.clone(), Duration::from_secs(60)), cfg)
     }
 
     /// Records a decision and returns the breaker's verdict on it.
-    fn v(s: &Sessions, session: &str, key: &str, d: Decision) -> Option<String> {
-        let cfg = s.breaker().clone();
-        verdict(&s.record(session, key, d), &cfg, d)
+    fn v(s: &Store, session: &str, key: &str, d: Decision) -> Option<String> {
+        verdict(&s.0.record(session, key, d), &s.1, d)
     }
 
     #[test]
@@ -57,15 +63,12 @@ mod tests {
         for _ in 0..5 {
             assert!(v(&s, "b", "y", Decision::Allow).is_none());
         }
-        let r = Sessions::new(
-            BreakerConfig {
-                consecutive_denials: 0,
-                window_denials: 0,
-                window: 50,
-                repeats: 2,
-            },
-            Duration::from_secs(60),
-        );
+        let r = with(BreakerConfig {
+            consecutive_denials: 0,
+            window_denials: 0,
+            window: 50,
+            repeats: 2,
+        });
         assert!(v(&r, "c", "z", Decision::Deny).is_none());
         assert!(
             v(&r, "c", "z", Decision::Deny)

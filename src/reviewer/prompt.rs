@@ -227,40 +227,8 @@ impl PromptSet {
         if let Some(intent) = &req.intent {
             fence(&mut user, "USER INTENT", &budget::cap(intent, b.intent));
         }
-        // Blind evidence: the user's words and the agent's tool calls, never its prose or what
-        // tools printed (neither the agent's persuasion nor injected output reaches the judge).
         let blind = self.evidence == Evidence::Blind;
-        // A user message that only repeats the intent fenced above adds tokens, not evidence.
-        let repeats_intent = |e: &crate::request::TranscriptEntry| {
-            e.role == crate::request::Role::User
-                && req
-                    .intent
-                    .as_deref()
-                    .is_some_and(|i| i.trim() == e.content.trim())
-        };
-        let transcript: Vec<crate::request::TranscriptEntry> = req
-            .transcript
-            .iter()
-            .filter(|e| !repeats_intent(e))
-            .filter(|e| {
-                !blind
-                    || match e.role {
-                        crate::request::Role::User => true,
-                        crate::request::Role::Assistant => e.name.is_some(),
-                        crate::request::Role::Tool => false,
-                    }
-            })
-            .cloned()
-            .collect();
-        if !transcript.is_empty() {
-            let mut body = String::new();
-            for k in budget::select(&transcript, b) {
-                if k.who == "omitted" {
-                    body.push_str(&format!("{}\n", k.text));
-                } else {
-                    body.push_str(&format!("[{}] {}\n", one_line(&k.who), k.text));
-                }
-            }
+        if let Some(body) = transcript_evidence(req, blind, b) {
             fence(&mut user, "TRANSCRIPT", &body);
         }
         // One line of JSON: indentation would cost tokens on every review. Its `cwd` is left out
@@ -340,6 +308,47 @@ fn replace_case_insensitive(haystack: &str, needle: &str, with: &str) -> String 
     }
     out.push_str(&haystack[last..]);
     out
+}
+
+/// The transcript the reviewer reads, within its budgets. Blind evidence is the user's words and
+/// the agent's tool calls, never its prose or what tools printed (neither the agent's persuasion
+/// nor injected output reaches the judge); a user message that only repeats the intent fenced
+/// above is left out. `None` when nothing is left.
+fn transcript_evidence(req: &ReviewRequest, blind: bool, b: &budget::Budget) -> Option<String> {
+    // A user message that only repeats the intent fenced above adds tokens, not evidence.
+    let repeats_intent = |e: &crate::request::TranscriptEntry| {
+        e.role == crate::request::Role::User
+            && req
+                .intent
+                .as_deref()
+                .is_some_and(|i| i.trim() == e.content.trim())
+    };
+    let transcript: Vec<crate::request::TranscriptEntry> = req
+        .transcript
+        .iter()
+        .filter(|e| !repeats_intent(e))
+        .filter(|e| {
+            !blind
+                || match e.role {
+                    crate::request::Role::User => true,
+                    crate::request::Role::Assistant => e.name.is_some(),
+                    crate::request::Role::Tool => false,
+                }
+        })
+        .cloned()
+        .collect();
+    if transcript.is_empty() {
+        return None;
+    }
+    let mut body = String::new();
+    for k in budget::select(&transcript, b) {
+        if k.who == "omitted" {
+            body.push_str(&format!("{}\n", k.text));
+        } else {
+            body.push_str(&format!("[{}] {}\n", one_line(&k.who), k.text));
+        }
+    }
+    Some(body)
 }
 
 #[cfg(test)]

@@ -630,6 +630,8 @@ impl Walker {
                     dynamic,
                     reads,
                     writes,
+                    tree_writes: Vec::new(),
+                    option_issue: None,
                     hosts: Vec::new(),
                     privileged: false,
                     wrapper_only: false,
@@ -722,8 +724,8 @@ impl Walker {
         }
         self.special_builtin(&base, &argv_v, &mut dynamic, context);
         if base == "find" {
-            let (files, deleted) = find_writes(&argv_v);
-            writes.extend(files);
+            // `-fprint FILE` and its kind are writes of find's option table.
+            let deleted = find_deletes(&argv_v);
             writes.extend(deleted.iter().cloned());
             tree_writes.extend(deleted);
         }
@@ -731,7 +733,7 @@ impl Walker {
             option_effects(&argv_v, &env, &mut reads, &mut writes, &mut tree_writes);
         let argv: Vec<String> = argv_v.iter().map(|w| w.text.clone()).collect();
         self.pending_tree = tree;
-        let mut cmd = self.command(CommandParts {
+        let cmd = self.command(CommandParts {
             argv,
             words: words_v,
             levels: &un.levels,
@@ -739,15 +741,12 @@ impl Walker {
             dynamic,
             reads,
             writes,
+            tree_writes,
+            option_issue: issue,
             hosts: fx.hosts,
             privileged,
             wrapper_only: false,
         });
-        cmd.tree_writes = tree_writes
-            .iter()
-            .filter_map(|w| self.join_cwd(&w.text))
-            .collect();
-        cmd.option_issue = issue;
         self.commands.push(cmd);
         for (context, value) in runs {
             // What an option or variable runs is judged like `sh -c` by deny and ask rules, and
@@ -930,6 +929,8 @@ impl Walker {
             dynamic: s.dynamic,
             reads: s.reads,
             writes: s.writes,
+            tree_writes: Vec::new(),
+            option_issue: None,
             hosts: Vec::new(),
             privileged: s.privileged,
             wrapper_only,
@@ -1097,6 +1098,8 @@ impl Walker {
             mut dynamic,
             reads,
             writes,
+            tree_writes,
+            option_issue,
             hosts,
             privileged,
             wrapper_only,
@@ -1144,46 +1147,20 @@ impl Walker {
         let reads = targets(reads);
         let writes = targets(writes);
         let tree_reads = targets(tree_words);
+        let tree_writes = targets(tree_writes);
         let text = argv.join(" ");
         let full: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
-        let mut deny_texts = Vec::new();
-        for &l in levels {
-            if l <= full.len() {
-                let level = full[l..].join(" ");
-                if !level.is_empty() {
-                    deny_texts.push(level);
-                }
-                // Also with the program's basename (`/opt/x/git push` → `git push`).
-                if let Some(first) = full.get(l)
-                    && first.contains('/')
-                {
-                    let mut alt = vec![basename(first).to_string()];
-                    alt.extend(full[l + 1..].iter().cloned());
-                    deny_texts.push(alt.join(" "));
-                }
-            }
+        // The command with its program's known name (`/usr/bin/git` → `git`).
+        let mut normal = argv.clone();
+        if let Some(first) = normal.first_mut() {
+            *first = program_name(first).to_string();
         }
-        if let Some(plain) = git_without_global_options(&argv) {
-            deny_texts.push(plain);
-        }
-        if !text.is_empty() {
-            deny_texts.push(text.clone());
-            let mut normal = argv.clone();
-            if let Some(first) = normal.first_mut() {
-                *first = program_name(first).to_string();
-            }
-            deny_texts.push(normal.join(" "));
-        }
-        deny_texts.sort();
-        deny_texts.dedup();
+        let normal = normal.join(" ");
+        let deny_texts = deny_texts(&argv, &full, levels, &normal);
         let allow_text = if privileged && !self.privileged_context {
             full.join(" ")
         } else {
-            let mut normal = argv.clone();
-            if let Some(first) = normal.first_mut() {
-                *first = program_name(first).to_string();
-            }
-            normal.join(" ")
+            normal
         };
         let wrappers_removed = levels
             .iter()
@@ -1203,8 +1180,8 @@ impl Walker {
             writes,
             tree_reads,
             skips_hidden,
-            tree_writes: Vec::new(),
-            option_issue: None,
+            tree_writes,
+            option_issue,
             hosts,
             dynamic,
             context: context.to_string(),
@@ -1243,6 +1220,10 @@ struct CommandParts<'a> {
     dynamic: Option<String>,
     reads: Vec<WordValue>,
     writes: Vec<WordValue>,
+    /// Directories deleted or emptied with everything under them.
+    tree_writes: Vec<WordValue>,
+    /// An option a rule must name.
+    option_issue: Option<OptionIssue>,
     hosts: Vec<String>,
     privileged: bool,
     /// Only the wrapper part of a command whose script is judged on its own.
@@ -1261,6 +1242,39 @@ struct Collected {
     dynamic: Option<String>,
     downloads: bool,
     proc_subst_downloads: bool,
+}
+
+/// Every text a deny or ask rule is tried against: each wrapper level (also with the program's
+/// basename: `/opt/x/git push` → `git push`), git without its global options, the command as
+/// written and with its program's known name.
+fn deny_texts(argv: &[String], full: &[String], levels: &[usize], normal: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for &l in levels {
+        if l <= full.len() {
+            let level = full[l..].join(" ");
+            if !level.is_empty() {
+                out.push(level);
+            }
+            if let Some(first) = full.get(l)
+                && first.contains('/')
+            {
+                let mut alt = vec![basename(first).to_string()];
+                alt.extend(full[l + 1..].iter().cloned());
+                out.push(alt.join(" "));
+            }
+        }
+    }
+    if let Some(plain) = git_without_global_options(argv) {
+        out.push(plain);
+    }
+    let text = argv.join(" ");
+    if !text.is_empty() {
+        out.push(text);
+        out.push(normal.to_string());
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// `git -C dir --no-pager push …` → `git push …`, so rules on git subcommands see through
@@ -1374,24 +1388,21 @@ fn static_echo_script(text: &str) -> Option<String> {
     }
 }
 
-/// What `find` itself writes: `-delete` deletes under its start paths, `-fprint` writes a file.
-fn find_writes(argv: &[WordValue]) -> (Vec<WordValue>, Vec<WordValue>) {
+/// What `find -delete` deletes: everything it selects under its start paths (`.` when none).
+fn find_deletes(argv: &[WordValue]) -> Vec<WordValue> {
+    if !argv.iter().any(|w| w.text == "-delete") {
+        return Vec::new();
+    }
     let starts: Vec<WordValue> = argv[1..]
         .iter()
         .take_while(|w| !w.text.starts_with('-') && !matches!(w.text.as_str(), "(" | "!" | ")"))
         .cloned()
         .collect();
-    let mut files = Vec::new();
-    let mut deleted = Vec::new();
-    for (i, w) in argv.iter().enumerate() {
-        match w.text.as_str() {
-            "-delete" if starts.is_empty() => deleted.push(WordValue::literal(".")),
-            "-delete" => deleted.extend(starts.iter().cloned()),
-            "-fprint" | "-fprint0" | "-fprintf" | "-fls" => files.extend(argv.get(i + 1).cloned()),
-            _ => {}
-        }
+    if starts.is_empty() {
+        vec![WordValue::literal(".")]
+    } else {
+        starts
     }
-    (files, deleted)
 }
 
 /// Whether `rm`'s options make it recursive (`-r`, `-R`, `-rf`, `--recursive`).
@@ -1419,18 +1430,22 @@ fn option_effects(
         return (None, runs);
     };
     let tool = argv.first().map_or("", |w| basename(&w.text)).to_string();
+    // The effects table may know the same file already (`sort -o`, `git diff --output`).
+    let add = |list: &mut Vec<WordValue>, v: &WordValue| {
+        if !list.iter().any(|w| w.text == v.text) {
+            list.push(v.clone());
+        }
+    };
     for f in findings {
-        match f.effect {
-            Effect::Plain => {}
-            Effect::Read => reads.extend(f.value),
-            Effect::Write => writes.extend(f.value),
-            Effect::Delete => {
-                if let Some(v) = f.value {
-                    writes.push(v.clone());
-                    tree_writes.push(v);
-                }
+        match (f.effect, &f.value) {
+            (Effect::Plain, _) | (Effect::Read | Effect::Write | Effect::Delete, None) => {}
+            (Effect::Read, Some(v)) => add(reads, v),
+            (Effect::Write, Some(v)) => add(writes, v),
+            (Effect::Delete, Some(v)) => {
+                add(writes, v);
+                add(tree_writes, v);
             }
-            effect => {
+            (effect, _) => {
                 if let Some(v) = &f.value
                     && (effect == Effect::Script
                         || effect == Effect::Program && v.text.contains(['/', ' ']))

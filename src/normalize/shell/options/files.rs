@@ -920,26 +920,6 @@ pub fn fixes_write_operands(p: &Parsed<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// `git show REV:PATH` prints a file as it was committed: a read of PATH (`git show HEAD:.env`).
-pub fn git_show(p: &Parsed<'_>, out: &mut Vec<Finding>) {
-    for w in &p.operands {
-        if let Some((_rev, path)) = w.text.split_once(':')
-            && !path.is_empty()
-        {
-            let path = path.strip_prefix("./").unwrap_or(path);
-            out.push(Finding::new(
-                &w.text,
-                "REV:PATH",
-                Effect::Read,
-                Some(WordValue {
-                    text: path.to_string(),
-                    ..(*w).clone()
-                }),
-            ));
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::reads_env;

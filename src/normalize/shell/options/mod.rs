@@ -372,7 +372,7 @@ pub fn check(argv: &[WordValue], env: &[WordValue]) -> Option<Vec<Finding>> {
     let first = argv.first()?;
     let reg = registry();
     // The longest literal head (`python -m pytest`) first, then the program alone.
-    let (_, head) = reg
+    let (words, head) = reg
         .by_program
         .get(program(&first.text))?
         .iter()
@@ -384,7 +384,7 @@ pub fn check(argv: &[WordValue], env: &[WordValue]) -> Option<Vec<Finding>> {
                     .all(|(h, w)| *h == w.text && w.dynamic.is_none())
         })
         .max_by_key(|(words, _)| words.len())?;
-    let n = head.split(' ').count();
+    let n = words.len();
     let c = reg.by_head.get(head)?;
     let mut out = Vec::new();
     read_against(c, &argv[n..], &mut out);

@@ -95,7 +95,7 @@ pub const TOOLS: &[Tool] = &[
     gnu("git status", g::GIT_STATUS),
     gnu("git diff", g::GIT_DIFF),
     gnu("git log", g::GIT_LOG),
-    checked(gnu("git show", g::GIT_SHOW), f::git_show),
+    gnu("git show", g::GIT_SHOW),
     gnu("git branch", g::GIT_BRANCH),
     gnu("git rev-parse", g::GIT_REV_PARSE),
     gnu("git ls-files", g::GIT_LS_FILES),
