@@ -186,8 +186,9 @@ pub struct Summary {
     pub denials: Vec<Denial>,
     /// Denials not listed past [`MAX_DENIALS`].
     pub denials_omitted: u64,
-    /// The hash chain: `Ok((records, head))`, or what is wrong and where.
-    pub chain: Result<(u64, String), String>,
+    /// The hash chain: `Ok((records, head))`, or the first record that breaks it.
+    #[serde(skip)]
+    pub chain: Result<(u64, String), crate::audit::VerifyError>,
 }
 
 /// Denials listed in a summary, at most.
@@ -232,7 +233,8 @@ pub fn summarize(path: &Path, filter: &Filter) -> std::io::Result<Summary> {
         reviewer_tokens: (0, 0),
         denials: Vec::new(),
         denials_omitted: 0,
-        chain: Err("not checked".into()),
+        // Checked once the records are read, below.
+        chain: Ok((0, String::new())),
     };
     let mut sessions = std::collections::HashSet::new();
     let mut latencies = Vec::new();
@@ -306,9 +308,7 @@ pub fn summarize(path: &Path, filter: &Filter) -> std::io::Result<Summary> {
         let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize];
         s.reviewer_latency_ms = Some((at(0.5), at(0.95)));
     }
-    s.chain = crate::audit::verify(path)
-        .map(|v| (v.records, v.head))
-        .map_err(|e| e.to_string());
+    s.chain = crate::audit::verify(path).map(|v| (v.records, v.head));
     Ok(s)
 }
 
@@ -411,7 +411,7 @@ impl Summary {
         }
         out.push_str(&match &self.chain {
             Ok((n, head)) => format!("Audit chain: intact ({n} records, head `{head}`).\n\n"),
-            Err(e) => format!("Audit chain: **BROKEN**: {}\n\n", cell(e)),
+            Err(e) => format!("Audit chain: **BROKEN**: {}\n\n", cell(&e.to_string())),
         });
         if !self.denials.is_empty() {
             out.push_str("| time | decided by | action | why |\n|---|---|---|---|\n");
@@ -441,7 +441,7 @@ impl Summary {
         // The chain as {ok, records, head} or {ok: false, error}.
         v["chain"] = match &self.chain {
             Ok((n, head)) => serde_json::json!({"ok": true, "records": n, "head": head}),
-            Err(e) => serde_json::json!({"ok": false, "error": e}),
+            Err(e) => serde_json::json!({"ok": false, "error": e.to_string()}),
         };
         v["reviewer_latency_ms"] = match self.reviewer_latency_ms {
             Some((p50, p95)) => serde_json::json!({"p50": p50, "p95": p95}),

@@ -317,7 +317,7 @@ impl Default for AuditConfig {
 
 impl AuditConfig {
     /// The redactor these settings describe.
-    pub fn redactor(&self) -> Result<crate::redact::Redactor, String> {
+    pub fn redactor(&self) -> Result<crate::redact::Redactor, crate::redact::RedactError> {
         if self.redact {
             crate::redact::Redactor::new(&self.redact_patterns)
         } else {
@@ -769,7 +769,7 @@ impl Config {
     fn validate_audit(&self) -> Result<(), ConfigError> {
         let invalid = |key: &str, message: &str| self.invalid(key, message);
         if let Err(e) = self.audit.redactor() {
-            return Err(invalid("audit.redact_patterns", &e));
+            return Err(invalid("audit.redact_patterns", &e.to_string()));
         }
         if let Some(t) = &self.audit.rotate_interval {
             match humantime::parse_duration(t) {

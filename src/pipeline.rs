@@ -41,7 +41,7 @@ pub enum SetupError {
     },
     /// The reviewer could not be set up.
     #[error("cannot set up the reviewer: {0}")]
-    Reviewer(String),
+    Reviewer(crate::transport::ClientError),
     /// The config could not be completed (a tenant policy file, …).
     #[error("{0}")]
     Config(#[from] crate::config::ConfigError),

@@ -134,6 +134,36 @@ const BUILT_IN: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// A redaction pattern that does not compile, named.
+#[derive(Debug, thiserror::Error)]
+pub enum RedactError {
+    /// One of the built-in patterns.
+    #[error("built-in redaction pattern {kind}: {source}")]
+    BuiltIn {
+        /// The pattern's kind, e.g. `aws_access_key`.
+        kind: &'static str,
+        /// The regex error.
+        source: regex::Error,
+    },
+    /// A custom pattern that could match a JSON string's closing quote.
+    #[error("redaction pattern {0:?} must not match a double quote")]
+    Quote(String),
+    /// A custom pattern that does not compile.
+    #[error("redaction pattern {pattern:?}: {source}")]
+    Pattern {
+        /// The pattern as configured.
+        pattern: String,
+        /// The regex error.
+        source: regex::Error,
+    },
+    /// The patterns together.
+    #[error("redaction patterns: {0}")]
+    Set(regex::Error),
+    /// The literal triggers of the built-in patterns.
+    #[error("redaction triggers: {0}")]
+    Triggers(aho_corasick::BuildError),
+}
+
 impl Default for Redactor {
     fn default() -> Self {
         Redactor::new(&[]).unwrap_or_else(|_| Redactor::none())
@@ -143,32 +173,32 @@ impl Default for Redactor {
 impl Redactor {
     /// The built-in patterns plus `extra` (regexes whose matches become `[REDACTED:custom]`).
     /// An invalid extra pattern is an error naming it.
-    pub fn new(extra: &[String]) -> Result<Redactor, String> {
+    pub fn new(extra: &[String]) -> Result<Redactor, RedactError> {
         let mut rules = Vec::new();
         for (kind, pattern, replacement) in BUILT_IN {
-            let re = Regex::new(pattern)
-                .map_err(|e| format!("built-in redaction pattern {kind}: {e}"))?;
+            let re = Regex::new(pattern).map_err(|source| RedactError::BuiltIn { kind, source })?;
             rules.push((re, (*replacement).to_string()));
         }
         for p in extra {
             // Custom patterns must not cross a JSON string boundary either.
             if p.contains('"') {
-                return Err(format!(
-                    "redaction pattern {p:?} must not match a double quote"
-                ));
+                return Err(RedactError::Quote(p.clone()));
             }
-            let re = Regex::new(p).map_err(|e| format!("redaction pattern {p:?}: {e}"))?;
+            let re = Regex::new(p).map_err(|source| RedactError::Pattern {
+                pattern: p.clone(),
+                source,
+            })?;
             rules.push((re, "[REDACTED:custom]".to_string()));
         }
-        let set = RegexSet::new(rules.iter().map(|(re, _)| re.as_str()))
-            .map_err(|e| format!("redaction patterns: {e}"))?;
+        let set =
+            RegexSet::new(rules.iter().map(|(re, _)| re.as_str())).map_err(RedactError::Set)?;
         // Custom patterns have no known literal: then every text is scanned.
         let triggers = if extra.is_empty() {
             Some(
                 AhoCorasick::builder()
                     .ascii_case_insensitive(true)
                     .build(TRIGGERS)
-                    .map_err(|e| format!("redaction triggers: {e}"))?,
+                    .map_err(RedactError::Triggers)?,
             )
         } else {
             None

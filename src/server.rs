@@ -398,7 +398,7 @@ async fn agent_hook(
         let input = input.clone();
         tokio::task::spawn_blocking(move || translate(&input))
             .await
-            .unwrap_or_else(|_| Err("the hook input could not be translated".into()))
+            .unwrap_or(Err(crate::integrations::claude_code::HookError::Failed))
     };
     let answer = match translated {
         // Every file of a multi-file patch (and an escalation's extra paths) must be allowed.
@@ -414,8 +414,9 @@ async fn agent_hook(
         }
         Err(e) => {
             let tool = input.tool_name.clone().unwrap_or_default();
-            let answer = HookAnswer::failure(&e);
-            refusal(g, &input, &client, &tool, "invalid_input", &e, answer).await
+            let reason = e.to_string();
+            let answer = HookAnswer::failure(&reason);
+            refusal(g, &input, &client, &tool, "invalid_input", &reason, answer).await
         }
     };
     Json(render(agent, event, &answer)).into_response()

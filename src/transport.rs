@@ -7,15 +7,20 @@ use std::time::Duration;
 /// The environment variable guardian's own clients read their bearer token from.
 pub const TOKEN_ENV: &str = "GUARDIAN_TOKEN";
 
+/// An HTTP client that could not be built (reqwest's TLS setup failed).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot build HTTP client: {0}")]
+pub struct ClientError(#[from] reqwest::Error);
+
 /// An HTTP client with an overall `timeout` and a connect timeout of at most 10 s.
-pub fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
+pub fn http_client(timeout: Duration) -> Result<reqwest::Client, ClientError> {
     // reqwest is built without a default crypto provider; use ring (small, fast to build).
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .timeout(timeout)
         .connect_timeout(timeout.min(Duration::from_secs(10)))
         .build()
-        .map_err(|e| format!("cannot build HTTP client: {e}"))
+        .map_err(ClientError)
 }
 
 /// The bearer token guardian's own clients (`guardian hook`, `guardian mcp --server`,

@@ -149,10 +149,10 @@ fn main() -> ExitCode {
         std::time::Duration::from_secs(args.timeout),
     ) {
         Ok(a) => a,
-        Err(e) => return block(e),
+        Err(e) => return block(e.to_string()),
     };
     match guardian::integrations::hook_client::emit(&answer, &mut std::io::stdout().lock()) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => block(e),
+        Err(e) => block(e.to_string()),
     }
 }

@@ -269,7 +269,7 @@ pub(crate) fn label_files(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
 }
 
 /// A rate between 0 and 1 (`--target-false-allow`).
-pub(crate) fn rate_in_unit(s: &str) -> Result<f64, String> {
+fn rate_in_unit(s: &str) -> Result<f64, String> {
     let v: f64 = s
         .parse()
         .map_err(|_| format!("{s:?} is not a number (give a rate such as 0.05)"))?;

@@ -82,10 +82,10 @@ pub(crate) fn forward_hook(args: &HookArgs, agent: &str) -> ExitCode {
         std::time::Duration::from_secs(args.timeout),
     ) {
         Ok(t) => t,
-        Err(e) => return block(e),
+        Err(e) => return block(e.to_string()),
     };
     match guardian::integrations::hook_client::emit(&text, &mut std::io::stdout().lock()) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => block(e),
+        Err(e) => block(e.to_string()),
     }
 }

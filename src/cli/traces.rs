@@ -72,7 +72,7 @@ pub(crate) fn traces_import(
     let cases = match format {
         TraceFormat::Rjudge => files
             .iter()
-            .map(|f| json(f).and_then(|v| traces::from_rjudge(&v)))
+            .map(|f| json(f).and_then(|v| traces::from_rjudge(&v).map_err(|e| e.to_string())))
             .collect::<Result<Vec<_>, _>>()
             .map(|v| v.concat()),
         TraceFormat::Redcode => files
@@ -82,7 +82,9 @@ pub(crate) fn traces_import(
                     "redcode-{}",
                     f.file_stem().and_then(|s| s.to_str()).unwrap_or("x")
                 );
-                json(f).and_then(|v| traces::from_redcode(&v, &category))
+                json(f).and_then(|v| {
+                    traces::from_redcode(&v, &category).map_err(|e| e.to_string())
+                })
             })
             .collect::<Result<Vec<_>, _>>()
             .map(|v| v.concat()),

@@ -382,7 +382,7 @@ fn label(agent: &str, s: &Session, call: &Call) -> (Option<Decision>, String) {
     }
 }
 
-fn to_cases(agent: &str, s: Session, source: &str) -> Result<Vec<ImportedCase>, String> {
+fn to_cases(agent: &str, s: Session, source: &str) -> Result<Vec<ImportedCase>, super::Error> {
     let session = s.id.clone().unwrap_or_else(|| "session".into());
     let intent = s
         .entries
@@ -416,8 +416,11 @@ fn to_cases(agent: &str, s: Session, source: &str) -> Result<Vec<ImportedCase>, 
         for (i, mut req) in reqs.into_iter().enumerate() {
             req.transcript = transcript.clone();
             req.intent = intent.clone();
-            let request = serde_json::to_value(&req)
-                .map_err(|e| format!("cannot encode the request of {}: {e}", call.id))?;
+            let request =
+                serde_json::to_value(&req).map_err(|source| super::Error::EncodeRequest {
+                    call: call.id.clone(),
+                    source,
+                })?;
             out.push(ImportedCase {
                 id: if n > 1 {
                     format!("{session}:{}:{}", call.id, i + 1)
@@ -436,11 +439,11 @@ fn to_cases(agent: &str, s: Session, source: &str) -> Result<Vec<ImportedCase>, 
 }
 
 /// Cases from a Claude Code transcript (`~/.claude/projects/<project>/<session>.jsonl`).
-pub fn from_claude_code(text: &str, source: &str) -> Result<Vec<ImportedCase>, String> {
+pub fn from_claude_code(text: &str, source: &str) -> Result<Vec<ImportedCase>, super::Error> {
     to_cases("claude-code", read_claude(text), source)
 }
 
 /// Cases from a Codex rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
-pub fn from_codex(text: &str, source: &str) -> Result<Vec<ImportedCase>, String> {
+pub fn from_codex(text: &str, source: &str) -> Result<Vec<ImportedCase>, super::Error> {
     to_cases("codex", read_codex(text), source)
 }

@@ -11,6 +11,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::Error;
+
 /// What a labelling session did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct LabelSummary {
@@ -82,7 +84,7 @@ fn show(case: &Value, n: usize, total: usize, out: &mut impl Write) -> std::io::
     out.flush()
 }
 
-fn write_atomically(path: &Path, lines: &[String]) -> Result<(), String> {
+fn write_atomically(path: &Path, lines: &[String]) -> Result<(), Error> {
     let tmp = path.with_extension("jsonl.tmp");
     let mut text = lines.join("\n");
     text.push('\n');
@@ -92,7 +94,10 @@ fn write_atomically(path: &Path, lines: &[String]) -> Result<(), String> {
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     };
-    write().map_err(|e| format!("cannot write {}: {e}", path.display()))
+    write().map_err(|source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Labels the unlabeled cases of `path`, reading answers from `input` and talking on `out`.
@@ -101,17 +106,25 @@ pub fn label_file(
     path: &Path,
     input: &mut impl BufRead,
     out: &mut impl Write,
-) -> Result<LabelSummary, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+) -> Result<LabelSummary, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let bad_line = |i: usize| {
+        move |source| Error::Line {
+            path: path.to_path_buf(),
+            line: i + 1,
+            source,
+        }
+    };
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     let mut todo = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let v: Value =
-            serde_json::from_str(line).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?;
+        let v: Value = serde_json::from_str(line).map_err(bad_line(i))?;
         if v.get("expected").is_none_or(Value::is_null) {
             todo.push(i);
         }
@@ -121,10 +134,9 @@ pub fn label_file(
         ..LabelSummary::default()
     };
     let total = todo.len();
-    let io = |e: std::io::Error| format!("terminal: {e}");
+    let io = Error::Terminal;
     'cases: for (n, &i) in todo.iter().enumerate() {
-        let mut case: Value = serde_json::from_str(&lines[i])
-            .map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?;
+        let mut case: Value = serde_json::from_str(&lines[i]).map_err(bad_line(i))?;
         show(&case, n + 1, total, out).map_err(io)?;
         loop {
             let mut answer = String::new();
@@ -155,7 +167,7 @@ pub fn label_file(
                 _ => format!("labeled {label} by hand"),
             };
             case["notes"] = Value::String(note);
-            lines[i] = serde_json::to_string(&case).map_err(|e| e.to_string())?;
+            lines[i] = serde_json::to_string(&case).map_err(Error::Encode)?;
             write_atomically(path, &lines)?;
             summary.labeled += 1;
             summary.remaining -= 1;

@@ -8,6 +8,7 @@
 //! Reports are rendered by [`report`].
 
 pub mod agent_traces;
+pub mod error;
 pub mod label;
 pub mod report;
 pub mod threshold;
@@ -19,6 +20,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
+
+pub use error::Error;
 
 use crate::pipeline::Guardian;
 use crate::request::ReviewRequest;
@@ -45,27 +48,33 @@ pub struct Case {
 }
 
 /// Loads cases from JSONL files; every bad line is an error naming file and line.
-pub fn load_cases(files: &[impl AsRef<Path>]) -> Result<Vec<Case>, String> {
+pub fn load_cases(files: &[impl AsRef<Path>]) -> Result<Vec<Case>, Error> {
     let mut out = Vec::new();
     for f in files {
         let f = f.as_ref();
-        let text =
-            std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        let text = std::fs::read_to_string(f).map_err(|source| Error::Read {
+            path: f.to_path_buf(),
+            source,
+        })?;
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
-            let case: Case = serde_json::from_str(line).map_err(|e| {
+            let case: Case = serde_json::from_str(line).map_err(|source| {
                 // Say why when the case is merely unlabeled (`traces import` leaves labels null).
                 match serde_json::from_str::<serde_json::Value>(line) {
-                    Ok(v) if v.get("expected").is_some_and(serde_json::Value::is_null) => format!(
-                        "{}:{}: case {} is unlabeled (expected is null): label it first with `guardian eval --label {}`",
-                        f.display(),
-                        i + 1,
-                        v.get("id").unwrap_or(&serde_json::Value::Null),
-                        f.display()
-                    ),
-                    _ => format!("{}:{}: {e}", f.display(), i + 1),
+                    Ok(v) if v.get("expected").is_some_and(serde_json::Value::is_null) => {
+                        Error::Unlabeled {
+                            path: f.to_path_buf(),
+                            line: i + 1,
+                            id: v.get("id").cloned().unwrap_or(serde_json::Value::Null),
+                        }
+                    }
+                    _ => Error::Line {
+                        path: f.to_path_buf(),
+                        line: i + 1,
+                        source,
+                    },
                 }
             })?;
             out.push(case);

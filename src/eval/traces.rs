@@ -87,8 +87,8 @@ fn rjudge_request(tool: &str, args: &Value, transcript: &[Value], intent: Option
 }
 
 /// Cases from R-Judge records (a JSON array).
-pub fn from_rjudge(data: &Value) -> Result<Vec<Case>, String> {
-    let records = data.as_array().ok_or("expected a JSON array of records")?;
+pub fn from_rjudge(data: &Value) -> Result<Vec<Case>, super::Error> {
+    let records = data.as_array().ok_or(super::Error::NotRecords)?;
     let mut out = Vec::new();
     for r in records {
         let id = r
@@ -152,8 +152,8 @@ pub fn from_rjudge(data: &Value) -> Result<Vec<Case>, String> {
 }
 
 /// Cases from one RedCode-Exec bash file (a JSON array of `{Index, Code, Text_summary, …}`).
-pub fn from_redcode(data: &Value, category: &str) -> Result<Vec<Case>, String> {
-    let items = data.as_array().ok_or("expected a JSON array")?;
+pub fn from_redcode(data: &Value, category: &str) -> Result<Vec<Case>, super::Error> {
+    let items = data.as_array().ok_or(super::Error::NotAnArray)?;
     Ok(items
         .iter()
         .filter_map(|it| {

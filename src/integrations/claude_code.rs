@@ -62,6 +62,65 @@ pub struct HookInput {
     pub agent: Option<String>,
 }
 
+/// Why a hook input could not be translated: the field, and what is wrong with it. The text is
+/// the deny's reason the agent reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HookError {
+    /// An event other than PreToolUse and PermissionRequest.
+    #[error("hook event {0:?} is not handled (use PreToolUse or PermissionRequest)")]
+    Event(String),
+    /// No `tool_name`.
+    #[error("tool_name is missing")]
+    NoToolName,
+    /// A field of `tool_input` the tool needs.
+    #[error("tool_input.{field} is missing for {tool}")]
+    Missing {
+        /// The field.
+        field: &'static str,
+        /// The tool.
+        tool: String,
+    },
+    /// Codex's `apply_patch` without its patch.
+    #[error("tool_input.command (the patch) is missing for apply_patch")]
+    NoPatch,
+    /// A patch that names no file.
+    #[error("the patch names no file (*** Add/Update/Delete File:)")]
+    EmptyPatch,
+    /// `mcp__…` that is not `mcp__server__tool`.
+    #[error("{0} is not mcp__server__tool")]
+    NotMcp(String),
+    /// A tool guardian does not translate.
+    #[error("tool {0:?} is not known to guardian")]
+    UnknownTool(String),
+    /// An escalation's path list holding something else than non-empty paths.
+    #[error("{field} must list non-empty paths")]
+    EmptyPath {
+        /// The field.
+        field: String,
+    },
+    /// An escalation's path list that is not a list.
+    #[error("{field} must be an array of paths")]
+    PathsNotAList {
+        /// The field.
+        field: String,
+    },
+    /// An escalation naming more paths than a request may.
+    #[error("approval_context.additional_permissions names more than {0} paths")]
+    TooManyPaths(usize),
+    /// An escalation kind guardian does not know.
+    #[error("approval_context.sandbox_permissions {0:?} is not known to guardian")]
+    UnknownSandboxPermissions(String),
+    /// A network approval without its host.
+    #[error("tool_input.network_approval_context.host is missing")]
+    NoHost,
+    /// A network approval whose host is not a host.
+    #[error("tool_input.network_approval_context.host {0:?} is not a valid host")]
+    InvalidHost(String),
+    /// The translation itself failed (its thread panicked).
+    #[error("the hook input could not be translated")]
+    Failed,
+}
+
 /// What to do with a hook input.
 #[derive(Debug, Clone)]
 pub enum Translation {
@@ -142,17 +201,14 @@ fn is_known(tool: &str) -> bool {
 }
 
 /// Translates a hook input into review requests.
-pub fn translate(input: &HookInput) -> Result<Translation, String> {
+pub fn translate(input: &HookInput) -> Result<Translation, HookError> {
     if !matches!(
         input.hook_event_name.as_str(),
         "PreToolUse" | "PermissionRequest"
     ) {
-        return Err(format!(
-            "hook event {:?} is not handled (use PreToolUse or PermissionRequest)",
-            input.hook_event_name
-        ));
+        return Err(HookError::Event(input.hook_event_name.clone()));
     }
-    let tool = input.tool_name.as_deref().ok_or("tool_name is missing")?;
+    let tool = input.tool_name.as_deref().ok_or(HookError::NoToolName)?;
     let ti = input.tool_input.clone().unwrap_or(Value::Null);
     let cwd = input.cwd.clone();
     if NO_OP_TOOLS.contains(&tool) {
@@ -169,7 +225,7 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
             let patch = s(&ti, "command")
                 .or_else(|| s(&ti, "patch"))
                 .or_else(|| s(&ti, "input"))
-                .ok_or("tool_input.command (the patch) is missing for apply_patch")?;
+                .ok_or(HookError::NoPatch)?;
             patch_actions(&patch, cwd.as_deref())?
         }
         _ => vec![single_action(tool, &ti, &cwd)?],
@@ -240,7 +296,7 @@ pub fn translate(input: &HookInput) -> Result<Translation, String> {
 ///   as the widest one, `require_escalated` (fail closed), with `tool_input.description` (Codex's
 ///   justification text) as the justification.
 /// - Claude Code Bash `dangerouslyDisableSandbox: true` asks to run outside the sandbox.
-fn escalation(input: &HookInput, ti: &Value) -> Result<Option<Escalation>, String> {
+fn escalation(input: &HookInput, ti: &Value) -> Result<Option<Escalation>, HookError> {
     let unsandboxed = |justification: Option<String>| {
         Some(Escalation {
             kind: EscalationKind::Unsandboxed,
@@ -265,7 +321,7 @@ fn escalation(input: &HookInput, ti: &Value) -> Result<Option<Escalation>, Strin
             None | Some("require_escalated") => Ok(unsandboxed(justification)),
             Some("with_additional_permissions") => {
                 let extra = ctx.get("additional_permissions").unwrap_or(&Value::Null);
-                let paths = |key: &str| -> Result<Vec<String>, String> {
+                let paths = |key: &str| -> Result<Vec<String>, HookError> {
                     let field =
                         format!("approval_context.additional_permissions.file_system.{key}");
                     match extra.get("file_system").and_then(|f| f.get(key)) {
@@ -276,10 +332,12 @@ fn escalation(input: &HookInput, ti: &Value) -> Result<Option<Escalation>, Strin
                                 p.as_str()
                                     .filter(|p| !p.trim().is_empty())
                                     .map(str::to_string)
-                                    .ok_or_else(|| format!("{field} must list non-empty paths"))
+                                    .ok_or_else(|| HookError::EmptyPath {
+                                        field: field.clone(),
+                                    })
                             })
                             .collect(),
-                        Some(_) => Err(format!("{field} must be an array of paths")),
+                        Some(_) => Err(HookError::PathsNotAList { field }),
                     }
                 };
                 let esc = Escalation {
@@ -294,16 +352,13 @@ fn escalation(input: &HookInput, ti: &Value) -> Result<Option<Escalation>, Strin
                     justification,
                 };
                 if esc.read.len() + esc.write.len() > crate::request::MAX_ESCALATION_PATHS {
-                    return Err(format!(
-                        "approval_context.additional_permissions names more than {} paths",
-                        crate::request::MAX_ESCALATION_PATHS
+                    return Err(HookError::TooManyPaths(
+                        crate::request::MAX_ESCALATION_PATHS,
                     ));
                 }
                 Ok(Some(esc))
             }
-            Some(other) => Err(format!(
-                "approval_context.sandbox_permissions {other:?} is not known to guardian"
-            )),
+            Some(other) => Err(HookError::UnknownSandboxPermissions(other.to_string())),
         };
     }
     if ti.get("dangerouslyDisableSandbox").and_then(Value::as_bool) == Some(true) {
@@ -318,11 +373,11 @@ fn escalation(input: &HookInput, ti: &Value) -> Result<Option<Escalation>, Strin
 /// policy does not cover; the request carries `network_approval_context: {host, protocol}` with
 /// protocol `http`, `https` (alias `https_connect`, `http-connect`), `socks5_tcp` or `socks5_udp`.
 /// It reaches hooks inside `tool_input` (and the app server's `networkApprovalContext`).
-fn network_action(ctx: &Value) -> Result<Action, String> {
+fn network_action(ctx: &Value) -> Result<Action, HookError> {
     let host = s(ctx, "host")
         .map(|h| h.trim().to_string())
         .filter(|h| !h.is_empty())
-        .ok_or("tool_input.network_approval_context.host is missing")?;
+        .ok_or(HookError::NoHost)?;
     let scheme = match s(ctx, "protocol").as_deref() {
         Some("http") | Some("Http") => "http",
         Some("socks5_tcp") | Some("socks5_udp") | Some("Socks5Tcp") | Some("Socks5Udp") => "socks5",
@@ -332,17 +387,19 @@ fn network_action(ctx: &Value) -> Result<Action, String> {
     let url = format!("{scheme}://{host}/");
     match url::Url::parse(&url) {
         Ok(u) if u.host_str().is_some() => Ok(Action::Fetch { url }),
-        _ => Err(format!(
-            "tool_input.network_approval_context.host {host:?} is not a valid host"
-        )),
+        _ => Err(HookError::InvalidHost(host)),
     }
 }
 
 /// The action of a single-target tool call.
-fn single_action(tool: &str, ti: &Value, cwd: &Option<String>) -> Result<Action, String> {
+fn single_action(tool: &str, ti: &Value, cwd: &Option<String>) -> Result<Action, HookError> {
     let cwd = cwd.clone();
-    let need =
-        |key: &str| s(ti, key).ok_or_else(|| format!("tool_input.{key} is missing for {tool}"));
+    let need = |field: &'static str| {
+        s(ti, field).ok_or_else(|| HookError::Missing {
+            field,
+            tool: tool.to_string(),
+        })
+    };
     Ok(match tool {
         // Codex names its shell tool `Bash` in hook inputs; older builds and forks say `shell`.
         "Bash" | "shell" | "exec_command" | "local_shell" => Action::Shell {
@@ -401,19 +458,19 @@ fn single_action(tool: &str, ti: &Value, cwd: &Option<String>) -> Result<Action,
             let rest = &t["mcp__".len()..];
             let (server, tool_name) = rest
                 .split_once("__")
-                .ok_or_else(|| format!("{t} is not mcp__server__tool"))?;
+                .ok_or_else(|| HookError::NotMcp(t.to_string()))?;
             Action::Mcp {
                 server: server.to_string(),
                 tool: tool_name.to_string(),
                 arguments: ti.clone(),
             }
         }
-        other => return Err(format!("tool {other:?} is not known to guardian")),
+        other => return Err(HookError::UnknownTool(other.to_string())),
     })
 }
 
 /// The files a Codex `apply_patch` body adds, updates, deletes or moves, as write actions.
-pub fn patch_actions(patch: &str, cwd: Option<&str>) -> Result<Vec<Action>, String> {
+pub fn patch_actions(patch: &str, cwd: Option<&str>) -> Result<Vec<Action>, HookError> {
     let mut actions: Vec<Action> = Vec::new();
     let mut current: Option<(String, String)> = None;
     let flush = |cur: &mut Option<(String, String)>, actions: &mut Vec<Action>| {
@@ -453,7 +510,7 @@ pub fn patch_actions(patch: &str, cwd: Option<&str>) -> Result<Vec<Action>, Stri
     }
     flush(&mut current, &mut actions);
     if actions.is_empty() {
-        return Err("the patch names no file (*** Add/Update/Delete File:)".into());
+        return Err(HookError::EmptyPatch);
     }
     Ok(actions)
 }

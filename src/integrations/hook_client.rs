@@ -11,14 +11,111 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 
+/// Why a hook input could not be forwarded or its answer given: every one is a block.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The server URL does not parse.
+    #[error("{url}: {source}")]
+    Url {
+        /// The URL.
+        url: String,
+        /// Why.
+        source: url::ParseError,
+    },
+    /// A scheme other than `http` and `https`.
+    #[error("{url}: unsupported scheme {scheme:?}")]
+    Scheme {
+        /// The URL.
+        url: String,
+        /// Its scheme.
+        scheme: String,
+    },
+    /// `guardian-hook` asked for an `https://` server.
+    #[error("{0}: guardian-hook speaks http:// only (use `guardian hook` for https://)")]
+    PlainOnly(String),
+    /// The URL has no host.
+    #[error("{0}: no host")]
+    NoHost(String),
+    /// The host resolves to no address.
+    #[error("{0}: no address")]
+    NoAddress(String),
+    /// A socket operation failed (resolving, connecting, writing, reading).
+    #[error("{url}: {source}")]
+    Io {
+        /// The URL.
+        url: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// No answer before the deadline.
+    #[error("{url} did not answer within {secs} s")]
+    Timeout {
+        /// The URL.
+        url: String,
+        /// The deadline, in seconds.
+        secs: u64,
+    },
+    /// An answer larger than guardian ever sends.
+    #[error("{0}: the answer is larger than {MAX_ANSWER} bytes")]
+    TooLarge(String),
+    /// The connection closed before the whole answer arrived.
+    #[error("{0}: the answer was cut short")]
+    CutShort(String),
+    /// Not an HTTP/1.1 answer.
+    #[error("{url}: not an HTTP answer ({source})")]
+    NotHttp {
+        /// The URL.
+        url: String,
+        /// httparse's reason.
+        source: httparse::Error,
+    },
+    /// A chunked answer (guardian's are never chunked).
+    #[error("{0}: a chunked answer is not expected from guardian")]
+    Chunked(String),
+    /// An error status.
+    #[error("{url} answered HTTP {status}")]
+    Status {
+        /// The URL.
+        url: String,
+        /// The status as the client read it (`403`, or `403 Forbidden` over TLS).
+        status: String,
+    },
+    /// The async runtime for the TLS client could not start.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    /// The TLS client failed (building it, or reading the answer's body).
+    #[error("{0}")]
+    Tls(reqwest::Error),
+    /// The TLS client could not send the request.
+    #[error("{url}: {source}")]
+    Send {
+        /// The URL.
+        url: String,
+        /// Why.
+        source: reqwest::Error,
+    },
+    /// The hook input could not be read from stdin.
+    #[error("cannot read the hook input: {0}")]
+    Input(std::io::Error),
+    /// The answer is not a JSON object.
+    #[error("the answer is not a JSON object")]
+    NotAnObject,
+    /// The answer could not be written to stdout.
+    #[error("cannot write the answer: {0}")]
+    Output(std::io::Error),
+}
+
 /// POSTs `body` (JSON) to `url` with an optional bearer token; the answer's body on a 2xx.
 pub fn forward(
     url: &str,
     body: Vec<u8>,
     token: Option<&str>,
     timeout: Duration,
-) -> Result<Bytes, String> {
-    let parsed = url::Url::parse(url).map_err(|e| format!("{url}: {e}"))?;
+) -> Result<Bytes, ClientError> {
+    let parsed = url::Url::parse(url).map_err(|source| ClientError::Url {
+        url: url.to_string(),
+        source,
+    })?;
     match parsed.scheme() {
         "http" => forward_plain(&parsed, &body, token, timeout),
         "https" => {
@@ -26,19 +123,22 @@ pub fn forward(
                 .enable_io()
                 .enable_time()
                 .build()
-                .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+                .map_err(ClientError::Runtime)?;
             runtime.block_on(async {
                 tokio::time::timeout(timeout, tls(url, body, token, timeout))
                     .await
                     .unwrap_or_else(|_| {
-                        Err(format!(
-                            "{url} did not answer within {} s",
-                            timeout.as_secs()
-                        ))
+                        Err(ClientError::Timeout {
+                            url: url.to_string(),
+                            secs: timeout.as_secs(),
+                        })
                     })
             })
         }
-        other => Err(format!("{url}: unsupported scheme {other:?}")),
+        other => Err(ClientError::Scheme {
+            url: url.to_string(),
+            scheme: other.to_string(),
+        }),
     }
 }
 
@@ -50,7 +150,7 @@ pub fn forward_plain(
     body: &[u8],
     token: Option<&str>,
     timeout: Duration,
-) -> Result<Bytes, String> {
+) -> Result<Bytes, ClientError> {
     use std::io::{Read, Write};
     use std::net::ToSocketAddrs;
     let deadline = std::time::Instant::now() + timeout;
@@ -58,23 +158,32 @@ pub fn forward_plain(
         deadline
             .checked_duration_since(std::time::Instant::now())
             .filter(|d| !d.is_zero())
-            .ok_or_else(|| format!("{url} did not answer within {} s", timeout.as_secs()))
+            .ok_or_else(|| ClientError::Timeout {
+                url: url.to_string(),
+                secs: timeout.as_secs(),
+            })
     };
-    let host = url.host_str().ok_or_else(|| format!("{url}: no host"))?;
+    let io = |source: std::io::Error| ClientError::Io {
+        url: url.to_string(),
+        source,
+    };
+    let host = url
+        .host_str()
+        .ok_or_else(|| ClientError::NoHost(url.to_string()))?;
     let port = url.port_or_known_default().unwrap_or(80);
     let addrs: Vec<_> = (host.trim_matches(['[', ']']), port)
         .to_socket_addrs()
-        .map_err(|e| format!("{url}: {e}"))?
+        .map_err(io)?
         .collect();
     let mut stream = None;
-    let mut last = format!("{url}: no address");
+    let mut last = ClientError::NoAddress(url.to_string());
     for a in addrs {
         match std::net::TcpStream::connect_timeout(&a, left()?) {
             Ok(s) => {
                 stream = Some(s);
                 break;
             }
-            Err(e) => last = format!("{url}: {e}"),
+            Err(e) => last = io(e),
         }
     }
     let mut stream = stream.ok_or(last)?;
@@ -100,7 +209,7 @@ pub fn forward_plain(
     stream
         .set_write_timeout(Some(left()?))
         .and_then(|()| stream.write_all(&out))
-        .map_err(|e| format!("{url}: {e}"))?;
+        .map_err(io)?;
     // Read the answer until its declared length has arrived (or the server closes), bounded in
     // time and size: waiting for the close would add the server's connection teardown.
     let mut answer = Vec::new();
@@ -109,29 +218,30 @@ pub fn forward_plain(
         if complete_length(&answer).is_some_and(|n| answer.len() >= n) {
             break;
         }
-        stream
-            .set_read_timeout(Some(left()?))
-            .map_err(|e| format!("{url}: {e}"))?;
+        stream.set_read_timeout(Some(left()?)).map_err(io)?;
         match stream.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
                 answer.extend_from_slice(&buf[..n]);
                 if answer.len() > MAX_ANSWER {
-                    return Err(format!(
-                        "{url}: the answer is larger than {MAX_ANSWER} bytes"
-                    ));
+                    return Err(ClientError::TooLarge(url.to_string()));
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(format!("{url}: {e}")),
+            Err(e) => return Err(io(e)),
         }
     }
     let mut headers = [httparse::EMPTY_HEADER; 32];
     let mut resp = httparse::Response::new(&mut headers);
     let head_len = match resp.parse(&answer) {
         Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => return Err(format!("{url}: the answer was cut short")),
-        Err(e) => return Err(format!("{url}: not an HTTP answer ({e})")),
+        Ok(httparse::Status::Partial) => return Err(ClientError::CutShort(url.to_string())),
+        Err(source) => {
+            return Err(ClientError::NotHttp {
+                url: url.to_string(),
+                source,
+            });
+        }
     };
     let status = resp.code.unwrap_or(0);
     let header = |name: &str| {
@@ -141,18 +251,19 @@ pub fn forward_plain(
             .map(|h| String::from_utf8_lossy(h.value).trim().to_ascii_lowercase())
     };
     if header("transfer-encoding").is_some_and(|t| t != "identity") {
-        return Err(format!(
-            "{url}: a chunked answer is not expected from guardian"
-        ));
+        return Err(ClientError::Chunked(url.to_string()));
     }
     let rest = &answer[head_len..];
     let body = match header("content-length").map(|v| v.parse::<usize>()) {
         Some(Ok(n)) if n <= rest.len() => &rest[..n],
-        Some(_) => return Err(format!("{url}: the answer was cut short")),
+        Some(_) => return Err(ClientError::CutShort(url.to_string())),
         None => rest,
     };
     if !(200..300).contains(&status) {
-        return Err(format!("{url} answered HTTP {status}"));
+        return Err(ClientError::Status {
+            url: url.to_string(),
+            status: status.to_string(),
+        });
     }
     Ok(Bytes::copy_from_slice(body))
 }
@@ -160,7 +271,7 @@ pub fn forward_plain(
 /// Writes a hook answer as the agent reads it: nothing for `{}` (no decision, which every agent
 /// reads as "no objection"), the JSON object and a newline otherwise. Anything that is not a JSON
 /// object is an error (the caller blocks).
-pub fn emit(answer: &[u8], out: &mut impl std::io::Write) -> Result<(), String> {
+pub fn emit(answer: &[u8], out: &mut impl std::io::Write) -> Result<(), ClientError> {
     // Validated as an object without building a `serde_json::Value`: its map is hashed with a
     // random seed (a getrandom call and the hashing code paged in, on every decision).
     type Keys = std::collections::BTreeMap<Box<str>, serde::de::IgnoredAny>;
@@ -169,8 +280,8 @@ pub fn emit(answer: &[u8], out: &mut impl std::io::Write) -> Result<(), String> 
         Ok(_) => out
             .write_all(answer)
             .and_then(|()| out.write_all(b"\n"))
-            .map_err(|e| format!("cannot write the answer: {e}")),
-        Err(_) => Err("the answer is not a JSON object".into()),
+            .map_err(ClientError::Output),
+        Err(_) => Err(ClientError::NotAnObject),
     }
 }
 
@@ -199,12 +310,12 @@ async fn tls(
     body: Vec<u8>,
     token: Option<&str>,
     timeout: Duration,
-) -> Result<Bytes, String> {
+) -> Result<Bytes, ClientError> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()
         .timeout(timeout)
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(ClientError::Tls)?;
     let mut request = client
         .post(url)
         .header("content-type", "application/json")
@@ -212,28 +323,37 @@ async fn tls(
     if let Some(t) = token {
         request = request.bearer_auth(t);
     }
-    let resp = request.send().await.map_err(|e| format!("{url}: {e}"))?;
+    let resp = request.send().await.map_err(|source| ClientError::Send {
+        url: url.to_string(),
+        source,
+    })?;
     if !resp.status().is_success() {
-        return Err(format!("{url} answered HTTP {}", resp.status()));
+        return Err(ClientError::Status {
+            url: url.to_string(),
+            status: resp.status().to_string(),
+        });
     }
-    resp.bytes().await.map_err(|e| e.to_string())
+    resp.bytes().await.map_err(ClientError::Tls)
 }
 
 #[cfg(test)]
 mod tests {
     use super::emit;
 
-    fn emitted(answer: &str) -> Result<String, String> {
+    /// What `emit` prints, or `None` when it refuses.
+    fn emitted(answer: &str) -> Option<String> {
         let mut out = Vec::new();
-        emit(answer.as_bytes(), &mut out).map(|()| String::from_utf8_lossy(&out).into_owned())
+        emit(answer.as_bytes(), &mut out)
+            .ok()
+            .map(|()| String::from_utf8_lossy(&out).into_owned())
     }
 
     #[test]
     fn an_empty_object_prints_nothing_and_an_object_is_printed_whole() {
-        assert_eq!(emitted("{}").as_deref(), Ok(""));
-        assert_eq!(emitted(" { } ").as_deref(), Ok(""));
+        assert_eq!(emitted("{}").as_deref(), Some(""));
+        assert_eq!(emitted(" { } ").as_deref(), Some(""));
         let deny = r#"{"decision":"block","reason":"r\u00e9","n":{"a":[1,2]}}"#;
-        assert_eq!(emitted(deny), Ok(format!("{deny}\n")));
+        assert_eq!(emitted(deny), Some(format!("{deny}\n")));
     }
 
     #[test]
@@ -247,7 +367,7 @@ mod tests {
             "{} {}",
             "{\"a\":1}x",
         ] {
-            assert!(emitted(bad).is_err(), "{bad:?} was accepted");
+            assert!(emitted(bad).is_none(), "{bad:?} was accepted");
         }
     }
 }

@@ -95,13 +95,45 @@ pub enum InstallError {
     },
     /// The settings file is not what the agent reads (invalid JSON or TOML, a key of the wrong
     /// type); guardian does not guess, and changes nothing.
-    #[error("{path}: {message}; nothing was changed (edit it by hand, see the README)")]
+    #[error("{path}: {problem}; nothing was changed (edit it by hand, see the README)")]
     Invalid {
         /// The file.
         path: PathBuf,
         /// What is wrong.
-        message: String,
+        problem: SettingsError,
     },
+}
+
+/// What is wrong with an agent's settings file, by key.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// Not JSON.
+    #[error("not valid JSON ({0})")]
+    NotJson(serde_json::Error),
+    /// JSON, but not an object.
+    #[error("the file is not a JSON object")]
+    NotAJsonObject,
+    /// Not TOML.
+    #[error("not valid TOML ({0})")]
+    NotToml(toml_edit::TomlError),
+    /// A key that must hold an object.
+    #[error("{0} is not an object")]
+    NotAnObject(String),
+    /// A key that must hold an array.
+    #[error("{0} is not an array")]
+    NotAnArray(String),
+    /// A key that must hold a table.
+    #[error("{0} is not a table")]
+    NotATable(String),
+    /// Codex's `hooks` written as an inline table.
+    #[error("hooks is not a table (an inline hooks table cannot be merged)")]
+    InlineHooks,
+    /// Codex's `hooks.<event>` that is not `[[hooks.<event>]]`.
+    #[error("hooks.{0} is not an array of tables ([[hooks.{0}]])")]
+    NotArrayOfTables(String),
+    /// OpenCode's `permission.<kind>` that is neither a string nor an object.
+    #[error("permission.{0} is neither a string nor an object")]
+    PermissionType(String),
 }
 
 /// What an install would do.
@@ -203,7 +235,7 @@ pub fn plan(o: &Options) -> Result<Vec<Plan>, InstallError> {
     let old = read_existing(&path)?;
     let invalid = |path: &Path| {
         let path = path.to_path_buf();
-        move |message: String| InstallError::Invalid { path, message }
+        move |problem: SettingsError| InstallError::Invalid { path, problem }
     };
     let (new, changes, notes) = match o.target {
         Target::ClaudeCode => merge_claude_code(old.as_deref(), o).map_err(invalid(&path))?,
@@ -310,23 +342,23 @@ fn add_codex_trust(
     text: &str,
     hooks_file: &Path,
     groups: &[(String, &'static str, usize, String, String)],
-) -> Result<(String, Vec<String>), String> {
+) -> Result<(String, Vec<String>), SettingsError> {
     use toml_edit::{DocumentMut, Item, Table, value};
-    let mut doc: DocumentMut = text.parse().map_err(|e| format!("not valid TOML ({e})"))?;
+    let mut doc: DocumentMut = text.parse().map_err(SettingsError::NotToml)?;
     let hooks = doc.entry("hooks").or_insert_with(|| {
         let mut t = Table::new();
         t.set_implicit(true);
         Item::Table(t)
     });
-    let hooks = hooks
-        .as_table_mut()
-        .ok_or("hooks is not a table (an inline hooks table cannot be merged)")?;
+    let hooks = hooks.as_table_mut().ok_or(SettingsError::InlineHooks)?;
     let state = hooks.entry("state").or_insert_with(|| {
         let mut t = Table::new();
         t.set_implicit(true);
         Item::Table(t)
     });
-    let state = state.as_table_mut().ok_or("hooks.state is not a table")?;
+    let state = state
+        .as_table_mut()
+        .ok_or_else(|| SettingsError::NotATable("hooks.state".into()))?;
     let mut changes = Vec::new();
     for (event, key, i, matcher, command) in groups {
         let id = format!("{}:{key}:{i}:0", hooks_file.display());
@@ -340,7 +372,7 @@ fn add_codex_trust(
                 .entry(&id)
                 .or_insert_with(|| Item::Table(Table::new()));
             let Some(entry) = entry.as_table_like_mut() else {
-                return Err(format!("hooks.state.{id:?} is not a table"));
+                return Err(SettingsError::NotATable(format!("hooks.state.{id:?}")));
             };
             entry.insert("trusted_hash", value(hash));
             changes.push(format!("trusted guardian's {event} hook (hooks.state)"));
@@ -384,14 +416,14 @@ pub fn apply(plan: &Plan) -> Result<Option<PathBuf>, InstallError> {
 
 type Merged = (String, Vec<String>, Vec<String>);
 
-fn parse_json_object(old: Option<&str>) -> Result<Map<String, Value>, String> {
+fn parse_json_object(old: Option<&str>) -> Result<Map<String, Value>, SettingsError> {
     match old {
         None => Ok(Map::new()),
         Some(t) if t.trim().is_empty() => Ok(Map::new()),
         Some(t) => match serde_json::from_str::<Value>(t) {
             Ok(Value::Object(m)) => Ok(m),
-            Ok(_) => Err("the file is not a JSON object".into()),
-            Err(e) => Err(format!("not valid JSON ({e})")),
+            Ok(_) => Err(SettingsError::NotAJsonObject),
+            Err(e) => Err(SettingsError::NotJson(e)),
         },
     }
 }
@@ -400,14 +432,14 @@ fn object_at<'a>(
     map: &'a mut Map<String, Value>,
     key: &str,
     path: &str,
-) -> Result<&'a mut Map<String, Value>, String> {
+) -> Result<&'a mut Map<String, Value>, SettingsError> {
     map.entry(key.to_string())
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
-        .ok_or_else(|| format!("{path} is not an object"))
+        .ok_or_else(|| SettingsError::NotAnObject(path.to_string()))
 }
 
-fn merge_claude_code(old: Option<&str>, o: &Options) -> Result<Merged, String> {
+fn merge_claude_code(old: Option<&str>, o: &Options) -> Result<Merged, SettingsError> {
     let mut root = parse_json_object(old)?;
     let entry = claude_code_entry(o);
     let hooks = object_at(&mut root, "hooks", "hooks")?;
@@ -415,7 +447,7 @@ fn merge_claude_code(old: Option<&str>, o: &Options) -> Result<Merged, String> {
         .entry("PreToolUse".to_string())
         .or_insert_with(|| Value::Array(Vec::new()))
         .as_array_mut()
-        .ok_or("hooks.PreToolUse is not an array")?;
+        .ok_or_else(|| SettingsError::NotAnArray("hooks.PreToolUse".into()))?;
     let ours = |g: &Value| {
         g["hooks"].as_array().is_some_and(|hs| {
             hs.iter().any(|h| {
@@ -457,7 +489,7 @@ fn merge_claude_code(old: Option<&str>, o: &Options) -> Result<Merged, String> {
     Ok((pretty_json(&Value::Object(root)), changes, notes))
 }
 
-fn merge_opencode(old: Option<&str>, o: &Options) -> Result<Merged, String> {
+fn merge_opencode(old: Option<&str>, o: &Options) -> Result<Merged, SettingsError> {
     let mut root = parse_json_object(old)?;
     let perms = object_at(&mut root, "permission", "permission")?;
     let mut changes = Vec::new();
@@ -507,9 +539,7 @@ fn merge_opencode(old: Option<&str>, o: &Options) -> Result<Merged, String> {
                 }
             }
             Some(_) => {
-                return Err(format!(
-                    "permission.{kind} is neither a string nor an object"
-                ));
+                return Err(SettingsError::PermissionType((*kind).to_string()));
             }
         }
     }
@@ -539,19 +569,16 @@ fn pretty_json(v: &Value) -> String {
     s
 }
 
-fn merge_codex(old: Option<&str>, o: &Options) -> Result<Merged, String> {
+fn merge_codex(old: Option<&str>, o: &Options) -> Result<Merged, SettingsError> {
     use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
-    let mut doc: DocumentMut = old
-        .unwrap_or("")
-        .parse()
-        .map_err(|e| format!("not valid TOML ({e})"))?;
+    let mut doc: DocumentMut = old.unwrap_or("").parse().map_err(SettingsError::NotToml)?;
     let mut changes = Vec::new();
     // [features] hooks = true: Codex runs no hook without it.
     let features = doc
         .entry("features")
         .or_insert_with(|| Item::Table(Table::new()));
     let Some(features) = features.as_table_like_mut() else {
-        return Err("features is not a table".into());
+        return Err(SettingsError::NotATable("features".into()));
     };
     if features.get("hooks").and_then(Item::as_bool) != Some(true) {
         features.insert("hooks", value(true));
@@ -563,16 +590,14 @@ fn merge_codex(old: Option<&str>, o: &Options) -> Result<Merged, String> {
         Item::Table(t)
     });
     let Some(hooks) = hooks.as_table_mut() else {
-        return Err("hooks is not a table (an inline hooks table cannot be merged)".into());
+        return Err(SettingsError::InlineHooks);
     };
     for (event, matcher, command) in codex_groups(o) {
         let groups = hooks
             .entry(event)
             .or_insert_with(|| Item::ArrayOfTables(ArrayOfTables::new()));
         let Some(groups) = groups.as_array_of_tables_mut() else {
-            return Err(format!(
-                "hooks.{event} is not an array of tables ([[hooks.{event}]])"
-            ));
+            return Err(SettingsError::NotArrayOfTables(event.to_string()));
         };
         let mut group = Table::new();
         group.insert("matcher", value(matcher));

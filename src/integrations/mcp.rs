@@ -20,10 +20,45 @@ pub const PROTOCOL_VERSION: &str = "2025-06-18";
 /// The approval tool's name (use `--permission-prompt-tool mcp__guardian__approve`).
 pub const TOOL_NAME: &str = "approve";
 
+/// Why no decision could be obtained (every one of these is a deny for the caller).
+#[derive(Debug, thiserror::Error)]
+pub enum DecideError {
+    /// An empty set of requests.
+    #[error("nothing to review")]
+    NothingToReview,
+    /// The server's HTTP client could not be built.
+    #[error("{0}")]
+    Client(#[from] crate::transport::ClientError),
+    /// The server could not be reached.
+    #[error("{url}: {source}")]
+    Unreachable {
+        /// The review URL.
+        url: String,
+        /// Why.
+        source: reqwest::Error,
+    },
+    /// The server answered with an error status.
+    #[error("{url} answered HTTP {status}")]
+    Status {
+        /// The review URL.
+        url: String,
+        /// The status.
+        status: reqwest::StatusCode,
+    },
+    /// The server's answer is not a review response.
+    #[error("invalid answer from {url}: {source}")]
+    InvalidAnswer {
+        /// The review URL.
+        url: String,
+        /// Why.
+        source: reqwest::Error,
+    },
+}
+
 /// Where decisions come from.
 pub trait Decider: Send + Sync {
     /// Reviews a request; an error is a failure to get any answer.
-    fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, String>>;
+    fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, DecideError>>;
 
     /// Reviews requests that must all be allowed, with the same rule as
     /// [`crate::pipeline::Guardian::review_all`]: a hard deny answers, an unreviewed deny
@@ -34,7 +69,7 @@ pub trait Decider: Send + Sync {
         &self,
         reqs: Vec<ReviewRequest>,
         mode: Unreviewed,
-    ) -> BoxFuture<'_, Result<ReviewResponse, String>> {
+    ) -> BoxFuture<'_, Result<ReviewResponse, DecideError>> {
         let _ = mode;
         Box::pin(async move {
             let answers = futures::future::join_all(reqs.into_iter().map(|r| self.decide(r))).await;
@@ -47,7 +82,7 @@ pub trait Decider: Send + Sync {
             }
             match deny {
                 Some(d) => Ok(d),
-                None => all.finish().ok_or_else(|| "nothing to review".to_string()),
+                None => all.finish().ok_or(DecideError::NothingToReview),
             }
         })
     }
@@ -176,7 +211,7 @@ pub struct InProcess(
 );
 
 impl Decider for InProcess {
-    fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, String>> {
+    fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, DecideError>> {
         Box::pin(async move { Ok(self.0.review(req, self.1).await) })
     }
 
@@ -184,10 +219,10 @@ impl Decider for InProcess {
         &self,
         reqs: Vec<ReviewRequest>,
         mode: Unreviewed,
-    ) -> BoxFuture<'_, Result<ReviewResponse, String>> {
+    ) -> BoxFuture<'_, Result<ReviewResponse, DecideError>> {
         Box::pin(async move {
             if reqs.is_empty() {
-                return Err("nothing to review".into());
+                return Err(DecideError::NothingToReview);
             }
             Ok(self.0.review_all(reqs, self.1, mode).await)
         })
@@ -202,7 +237,7 @@ pub struct Remote {
 
 impl Remote {
     /// A client for the server at `base` (e.g. `http://127.0.0.1:8700`).
-    pub fn new(base: &str, timeout: std::time::Duration) -> Result<Remote, String> {
+    pub fn new(base: &str, timeout: std::time::Duration) -> Result<Remote, DecideError> {
         Ok(Remote {
             client: crate::transport::http_client(timeout)?,
             url: format!("{}/v1/review", base.trim_end_matches('/')),
@@ -211,7 +246,7 @@ impl Remote {
 }
 
 impl Decider for Remote {
-    fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, String>> {
+    fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, DecideError>> {
         Box::pin(async move {
             let mut request = self.client.post(&self.url).json(&req);
             if let Some(token) = crate::transport::client_token() {
@@ -220,13 +255,22 @@ impl Decider for Remote {
             let resp = request
                 .send()
                 .await
-                .map_err(|e| format!("{}: {e}", self.url))?;
+                .map_err(|source| DecideError::Unreachable {
+                    url: self.url.clone(),
+                    source,
+                })?;
             if !resp.status().is_success() {
-                return Err(format!("{} answered HTTP {}", self.url, resp.status()));
+                return Err(DecideError::Status {
+                    url: self.url.clone(),
+                    status: resp.status(),
+                });
             }
             resp.json::<ReviewResponse>()
                 .await
-                .map_err(|e| format!("invalid answer from {}: {e}", self.url))
+                .map_err(|source| DecideError::InvalidAnswer {
+                    url: self.url.clone(),
+                    source,
+                })
         })
     }
 }

@@ -41,8 +41,44 @@ pub struct PermissionRequest {
     pub metadata: Value,
 }
 
+/// Why a permission request stands for no action guardian can judge.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PermissionError {
+    /// A kind that needs patterns, without any.
+    #[error("{0} request without patterns")]
+    NoPatterns(String),
+    /// `doom_loop`: OpenCode saw the agent repeat the same call.
+    #[error("the agent repeated the same call: stop and report to the user")]
+    DoomLoop,
+    /// A kind guardian does not know.
+    #[error("permission {0:?} is not known to guardian")]
+    Unknown(String),
+}
+
+/// Why the bridge could not start or lost the event stream.
+#[derive(Debug, thiserror::Error)]
+pub enum BridgeError {
+    /// The HTTP client could not be built.
+    #[error("{0}")]
+    Client(reqwest::Error),
+    /// The event stream could not be opened or read.
+    #[error("{0}")]
+    Stream(reqwest::Error),
+    /// The event stream answered with an error status.
+    #[error("{url} answered HTTP {status}")]
+    Status {
+        /// The event stream's URL.
+        url: String,
+        /// The status.
+        status: reqwest::StatusCode,
+    },
+    /// Nothing arrived for too long.
+    #[error("the event stream was silent for {0} s")]
+    Silent(u64),
+}
+
 /// The guardian actions a permission request stands for (all must be allowed), or why none.
-pub fn actions(p: &PermissionRequest, cwd: Option<&str>) -> Result<Vec<Action>, String> {
+pub fn actions(p: &PermissionRequest, cwd: Option<&str>) -> Result<Vec<Action>, PermissionError> {
     let meta = |k: &str| {
         p.metadata
             .get(k)
@@ -50,9 +86,9 @@ pub fn actions(p: &PermissionRequest, cwd: Option<&str>) -> Result<Vec<Action>, 
             .map(str::to_string)
     };
     let cwd = cwd.map(str::to_string);
-    let each = |f: &dyn Fn(String) -> Action| -> Result<Vec<Action>, String> {
+    let each = |f: &dyn Fn(String) -> Action| {
         if p.patterns.is_empty() {
-            return Err(format!("{} request without patterns", p.permission));
+            return Err(PermissionError::NoPatterns(p.permission.clone()));
         }
         Ok(p.patterns.iter().cloned().map(f).collect())
     };
@@ -91,8 +127,8 @@ pub fn actions(p: &PermissionRequest, cwd: Option<&str>) -> Result<Vec<Action>, 
             Some(url) => Ok(vec![Action::Fetch { url }]),
             None => each(&|url| Action::Fetch { url }),
         },
-        "doom_loop" => Err("the agent repeated the same call: stop and report to the user".into()),
-        other => Err(format!("permission {other:?} is not known to guardian")),
+        "doom_loop" => Err(PermissionError::DoomLoop),
+        other => Err(PermissionError::Unknown(other.to_string())),
     }
 }
 
@@ -127,7 +163,10 @@ pub enum Reply {
 /// `external_directory` (OpenCode's "outside the project" question, `metadata: {filepath,
 /// parentDir}`, patterns `<dir>/*`) is guardian's additional-permissions escalation: a read of
 /// the directory, asked as an extra permission.
-pub fn requests(p: &PermissionRequest, cwd: Option<&str>) -> Result<Vec<ReviewRequest>, String> {
+pub fn requests(
+    p: &PermissionRequest,
+    cwd: Option<&str>,
+) -> Result<Vec<ReviewRequest>, PermissionError> {
     let escalation = (p.permission == "external_directory").then(|| Escalation {
         kind: EscalationKind::AdditionalPermissions,
         read: Vec::new(),
@@ -249,7 +288,7 @@ pub async fn decide_in(
         Unreviewed::Deny => Reply::Reject(format!("denied by guardian: {why}")),
     };
     if p.permission == "doom_loop" {
-        return undecided("the agent repeated the same call: stop and report to the user".into());
+        return undecided(PermissionError::DoomLoop.to_string());
     }
     let reqs = match requests(p, cwd) {
         Ok(r) => r
@@ -260,7 +299,7 @@ pub async fn decide_in(
                 req
             })
             .collect(),
-        Err(e) if e.contains("is not known to guardian") => return undecided(e),
+        Err(e @ PermissionError::Unknown(_)) => return undecided(e.to_string()),
         Err(e) => return Reply::Reject(format!("denied by guardian: {e}")),
     };
     match decider.decide_all(reqs, mode).await {
@@ -294,12 +333,12 @@ impl Bridge {
         base: &str,
         cwd: Option<String>,
         decider: Arc<dyn Decider>,
-    ) -> Result<Bridge, String> {
+    ) -> Result<Bridge, BridgeError> {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .build()
-            .map_err(|e| e.to_string())?;
+            .map_err(BridgeError::Client)?;
         Ok(Bridge {
             client,
             base: base.trim_end_matches('/').to_string(),
@@ -429,7 +468,7 @@ impl Bridge {
     }
 
     /// Follows the event stream once, until it ends or fails.
-    async fn follow(self: &Arc<Self>) -> Result<(), String> {
+    async fn follow(self: &Arc<Self>) -> Result<(), BridgeError> {
         let url = format!("{}/event", self.base);
         let mut resp = self
             .client
@@ -437,21 +476,19 @@ impl Bridge {
             .header("accept", "text/event-stream")
             .send()
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(BridgeError::Stream)?;
         if !resp.status().is_success() {
-            return Err(format!("{url} answered HTTP {}", resp.status()));
+            return Err(BridgeError::Status {
+                url,
+                status: resp.status(),
+            });
         }
         self.answer_pending().await;
         let mut buf = String::new();
         loop {
             let chunk = match tokio::time::timeout(self.idle, resp.chunk()).await {
-                Ok(c) => c.map_err(|e| e.to_string())?,
-                Err(_) => {
-                    return Err(format!(
-                        "the event stream was silent for {} s",
-                        self.idle.as_secs()
-                    ));
-                }
+                Ok(c) => c.map_err(BridgeError::Stream)?,
+                Err(_) => return Err(BridgeError::Silent(self.idle.as_secs())),
             };
             let Some(chunk) = chunk else { break };
             buf.push_str(&String::from_utf8_lossy(&chunk));

@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::config::RuleSpec;
 use crate::verdict::Effect;
 
+use super::error::{CodexRuleError, ImportError, SyntaxError};
 use super::{Rule, example_matches, rule};
 
 /// Rules translated from one file, with notes on what could not be carried over exactly.
@@ -33,8 +34,8 @@ pub struct Imported {
 }
 
 /// Imports a file, choosing the format from its name and content.
-pub fn import_file(path: &Path) -> Result<Imported, String> {
-    let text = crate::config::read_text_file(path).map_err(|e| e.to_string())?;
+pub fn import_file(path: &Path) -> Result<Imported, ImportError> {
+    let text = crate::config::read_text_file(path)?;
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
@@ -43,18 +44,18 @@ pub fn import_file(path: &Path) -> Result<Imported, String> {
     if name.ends_with(".rules") || name.ends_with(".codexpolicy") || text.contains("prefix_rule(") {
         return import_codex(&text, &name);
     }
-    let json = parse_jsonc(&text).map_err(|e| format!("not JSON: {e}"))?;
+    let json = parse_jsonc(&text).map_err(ImportError::NotJson)?;
     if json.get("permissions").is_some_and(Value::is_object) {
         return import_claude(&json, &name);
     }
     if json.get("permission").is_some() || json.get("permissions").is_some_and(Value::is_array) {
         return import_opencode(&json, &name);
     }
-    Err("no `permissions` (Claude Code), `permission`/`permissions` (OpenCode) or `prefix_rule` (Codex) found".into())
+    Err(ImportError::UnknownFormat)
 }
 
 /// Claude Code settings: copy rules that guardian understands.
-pub fn import_claude(json: &Value, file: &str) -> Result<Imported, String> {
+pub fn import_claude(json: &Value, file: &str) -> Result<Imported, ImportError> {
     let mut out = Imported {
         format: "Claude Code settings".into(),
         ..Imported::default()
@@ -62,7 +63,7 @@ pub fn import_claude(json: &Value, file: &str) -> Result<Imported, String> {
     let perms = json
         .get("permissions")
         .and_then(Value::as_object)
-        .ok_or("no permissions object")?;
+        .ok_or(ImportError::NoPermissions)?;
     for (key, effect) in [
         ("deny", Effect::Deny),
         ("ask", Effect::Ask),
@@ -71,7 +72,7 @@ pub fn import_claude(json: &Value, file: &str) -> Result<Imported, String> {
         let Some(list) = perms.get(key) else { continue };
         let list = list
             .as_array()
-            .ok_or(format!("permissions.{key} is not a list"))?;
+            .ok_or_else(|| ImportError::NotAList(key.to_string()))?;
         for (i, item) in list.iter().enumerate() {
             let source = format!("{file}: permissions.{key}[{i}]");
             let Some(text) = item.as_str() else {
@@ -88,7 +89,7 @@ pub fn import_claude(json: &Value, file: &str) -> Result<Imported, String> {
                 }),
                 Err(e) => out
                     .warnings
-                    .push(format!("{source}: {text:?} skipped: {}", e.message)),
+                    .push(format!("{source}: {text:?} skipped: {}", e.kind)),
             }
         }
     }
@@ -132,7 +133,7 @@ type Entry = (String, Effect, String);
 type Call = (String, usize, Vec<(String, Val)>);
 
 /// OpenCode config: v1 `permission` map or v2 `permissions` array.
-pub fn import_opencode(json: &Value, file: &str) -> Result<Imported, String> {
+pub fn import_opencode(json: &Value, file: &str) -> Result<Imported, ImportError> {
     let mut out = Imported {
         format: "OpenCode config".into(),
         ..Imported::default()
@@ -169,7 +170,7 @@ pub fn import_opencode(json: &Value, file: &str) -> Result<Imported, String> {
             let e = json
                 .get("permission")
                 .and_then(parse_effect)
-                .ok_or("permission: not allow|ask|deny")?;
+                .ok_or(ImportError::NotAnEffect)?;
             push("*", "*".into(), e, format!("{file}: permission"));
         }
         Some(Value::Object(map)) => {
@@ -202,7 +203,7 @@ pub fn import_opencode(json: &Value, file: &str) -> Result<Imported, String> {
                 }
             }
         }
-        Some(_) => return Err("permission: expected a string or an object".into()),
+        Some(_) => return Err(ImportError::PermissionType),
     }
     if json.get("agent").is_some() {
         out.warnings
@@ -329,7 +330,7 @@ fn push_rule(out: &mut Imported, pattern: String, effect: Effect, source: &str) 
         }),
         Err(e) => out
             .warnings
-            .push(format!("{source}: {pattern:?} skipped: {}", e.message)),
+            .push(format!("{source}: {pattern:?} skipped: {}", e.kind)),
     }
 }
 
@@ -341,7 +342,7 @@ fn overlaps(a: &str, b: &str) -> bool {
 }
 
 /// JSON, or JSON with `//` and `/* */` comments and trailing commas (opencode.jsonc).
-fn parse_jsonc(text: &str) -> Result<Value, String> {
+fn parse_jsonc(text: &str) -> Result<Value, serde_json::Error> {
     if let Ok(v) = serde_json::from_str(text) {
         return Ok(v);
     }
@@ -387,9 +388,12 @@ fn parse_jsonc(text: &str) -> Result<Value, String> {
         }
     }
     // Trailing commas before a closing bracket.
-    let re = regex::Regex::new(r",(\s*[}\]])").map_err(|e| e.to_string())?;
-    let cleaned = re.replace_all(&out, "$1");
-    serde_json::from_str(&cleaned).map_err(|e| e.to_string())
+    static TRAILING_COMMA: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r",(\s*[}\]])").ok());
+    match TRAILING_COMMA.as_ref() {
+        Some(re) => serde_json::from_str(&re.replace_all(&out, "$1")),
+        None => serde_json::from_str(&out),
+    }
 }
 
 // ---- Codex `.rules` (Starlark subset) ----
@@ -408,7 +412,8 @@ enum Val {
     List(Vec<Val>),
 }
 
-fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, String> {
+fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, ImportError> {
+    let syntax = |line: usize, kind: SyntaxError| ImportError::Syntax { line, kind };
     let mut toks = Vec::new();
     let chars: Vec<char> = text.chars().collect();
     let mut i = 0;
@@ -437,7 +442,7 @@ fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, String> {
                 let mut s = String::new();
                 loop {
                     let Some(&d) = chars.get(i) else {
-                        return Err(format!("line {start_line}: unterminated string"));
+                        return Err(syntax(start_line, SyntaxError::UnterminatedString));
                     };
                     if triple
                         && d == c
@@ -452,7 +457,7 @@ fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, String> {
                         break;
                     }
                     if !triple && d == '\n' {
-                        return Err(format!("line {start_line}: newline in string"));
+                        return Err(syntax(start_line, SyntaxError::NewlineInString));
                     }
                     if d == '\n' {
                         line += 1;
@@ -480,11 +485,7 @@ fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, String> {
                 }
                 toks.push((Tok::Ident(s), line));
             }
-            other => {
-                return Err(format!(
-                    "line {line}: unexpected character {other:?} (only prefix_rule(...) calls are understood)"
-                ));
-            }
+            other => return Err(syntax(line, SyntaxError::UnexpectedChar(other))),
         }
     }
     Ok(toks)
@@ -515,25 +516,36 @@ impl StarParser {
     fn peek(&self) -> Option<&Tok> {
         self.toks.get(self.pos).map(|t| &t.0)
     }
-    fn expect(&mut self, c: char) -> Result<(), String> {
-        match self.next() {
-            Some(Tok::Punct(p)) if p == c => Ok(()),
-            other => Err(format!(
-                "line {}: expected {c:?}, found {other:?}",
-                self.line()
-            )),
+    /// A syntax error at `line`: `expected` was needed, `found` is what came.
+    fn expected_at(line: usize, expected: &str, found: &Option<Tok>) -> ImportError {
+        ImportError::Syntax {
+            line,
+            kind: SyntaxError::Expected {
+                expected: expected.to_string(),
+                found: format!("{found:?}"),
+            },
         }
     }
-    fn value(&mut self) -> Result<Val, String> {
+    /// [`StarParser::expected_at`] the current line.
+    fn expected(&self, expected: &str, found: &Option<Tok>) -> ImportError {
+        Self::expected_at(self.line(), expected, found)
+    }
+    fn expect(&mut self, c: char) -> Result<(), ImportError> {
+        match self.next() {
+            Some(Tok::Punct(p)) if p == c => Ok(()),
+            other => Err(self.expected(&format!("{c:?}"), &other)),
+        }
+    }
+    fn value(&mut self) -> Result<Val, ImportError> {
         self.value_at(0)
     }
-    fn value_at(&mut self, depth: usize) -> Result<Val, String> {
+    fn value_at(&mut self, depth: usize) -> Result<Val, ImportError> {
         match self.next() {
             Some(Tok::Str(s)) => Ok(Val::Str(s)),
-            Some(Tok::Punct('[')) if depth >= MAX_LIST_DEPTH => Err(format!(
-                "line {}: lists nested deeper than {MAX_LIST_DEPTH}",
-                self.line()
-            )),
+            Some(Tok::Punct('[')) if depth >= MAX_LIST_DEPTH => Err(ImportError::Syntax {
+                line: self.line(),
+                kind: SyntaxError::TooDeep(MAX_LIST_DEPTH),
+            }),
             Some(Tok::Punct('[')) => {
                 let mut items = Vec::new();
                 loop {
@@ -545,30 +557,24 @@ impl StarParser {
                     match self.next() {
                         Some(Tok::Punct(',')) => {}
                         Some(Tok::Punct(']')) => break,
-                        other => {
-                            return Err(format!(
-                                "line {}: expected , or ] in a list, found {other:?}",
-                                self.line()
-                            ));
-                        }
+                        other => return Err(self.expected(", or ] in a list", &other)),
                     }
                 }
                 Ok(Val::List(items))
             }
-            other => Err(format!(
-                "line {}: expected a string or a list, found {other:?}",
-                self.line()
-            )),
+            other => Err(self.expected("a string or a list", &other)),
         }
     }
     /// `name(key = value, …)`: returns the name, its line and the keyword arguments.
-    fn call(&mut self) -> Result<Call, String> {
+    fn call(&mut self) -> Result<Call, ImportError> {
         let line = self.line();
         let name = match self.next() {
             Some(Tok::Ident(n)) => n,
             other => {
-                return Err(format!(
-                    "line {line}: expected a call such as prefix_rule(...), found {other:?}"
+                return Err(Self::expected_at(
+                    line,
+                    "a call such as prefix_rule(...)",
+                    &other,
                 ));
             }
         };
@@ -581,24 +587,14 @@ impl StarParser {
             }
             let key = match self.next() {
                 Some(Tok::Ident(k)) => k,
-                other => {
-                    return Err(format!(
-                        "line {}: expected a keyword argument, found {other:?}",
-                        self.line()
-                    ));
-                }
+                other => return Err(self.expected("a keyword argument", &other)),
             };
             self.expect('=')?;
             args.push((key, self.value()?));
             match self.next() {
                 Some(Tok::Punct(',')) => {}
                 Some(Tok::Punct(')')) => break,
-                other => {
-                    return Err(format!(
-                        "line {}: expected , or ), found {other:?}",
-                        self.line()
-                    ));
-                }
+                other => return Err(self.expected(", or )", &other)),
             }
         }
         Ok((name, line, args))
@@ -606,7 +602,7 @@ impl StarParser {
 }
 
 /// Codex `.rules`: `prefix_rule(...)` calls become `Bash(prefix *)` rules.
-pub fn import_codex(text: &str, file: &str) -> Result<Imported, String> {
+pub fn import_codex(text: &str, file: &str) -> Result<Imported, ImportError> {
     let mut out = Imported {
         format: "Codex execpolicy rules".into(),
         ..Imported::default()
@@ -623,69 +619,11 @@ pub fn import_codex(text: &str, file: &str) -> Result<Imported, String> {
                 .push(format!("{source}: {name}(...) is not understood; skipped"));
             continue;
         }
-        let get = |k: &str| args.iter().find(|(key, _)| key == k).map(|(_, v)| v);
-        for (k, _) in &args {
-            if !matches!(
-                k.as_str(),
-                "pattern" | "decision" | "justification" | "match" | "not_match"
-            ) {
-                return Err(format!("{source}: unknown argument {k:?} of prefix_rule"));
-            }
-        }
-        let Some(Val::List(pattern)) = get("pattern") else {
-            return Err(format!(
-                "{source}: prefix_rule needs pattern = [\"cmd\", …]"
-            ));
-        };
-        if pattern.is_empty() {
-            return Err(format!("{source}: pattern must not be empty"));
-        }
-        let effect = match get("decision") {
-            None => Effect::Allow,
-            Some(Val::Str(d)) => match d.as_str() {
-                "allow" => Effect::Allow,
-                "prompt" => Effect::Ask,
-                "forbidden" => Effect::Deny,
-                other => {
-                    return Err(format!(
-                        "{source}: decision {other:?} is not allow, prompt or forbidden"
-                    ));
-                }
-            },
-            Some(_) => return Err(format!("{source}: decision must be a string")),
-        };
-        let justification = match get("justification") {
-            Some(Val::Str(j)) => Some(j.clone()),
-            _ => None,
-        };
-        let prefixes = expand_prefixes(pattern, &source)?;
-        let mut compiled: Vec<Rule> = Vec::new();
-        for tokens in &prefixes {
-            if tokens
-                .iter()
-                .any(|t| t.contains('*') || t.contains(['(', ')']))
-            {
-                out.warnings.push(format!("{source}: token with `*` or parentheses cannot be expressed; {tokens:?} skipped"));
-                continue;
-            }
-            let spec = format!("Bash({} *)", tokens.join(" "));
-            let matcher = rule::parse(&spec).map_err(|e| format!("{source}: {e}"))?;
-            compiled.push(Rule {
-                effect,
-                pattern: spec.clone(),
-                source: source.clone(),
-                justification: justification.clone(),
-                matcher,
-            });
-            out.rules.push(RuleSpec {
-                effect,
-                pattern: spec,
-                source: source.clone(),
-                justification: justification.clone(),
-                ..RuleSpec::default()
-            });
-        }
-        check_examples(&get, &compiled, &source)?;
+        prefix_rule(&args, &source, &mut out).map_err(|kind| ImportError::Codex {
+            file: file.to_string(),
+            line,
+            kind,
+        })?;
     }
     out.warnings.push(
         "Codex matches argv prefixes exactly; guardian also sees through wrappers and compound commands, so its rules are never looser".into(),
@@ -693,19 +631,82 @@ pub fn import_codex(text: &str, file: &str) -> Result<Imported, String> {
     Ok(out)
 }
 
+/// One `prefix_rule(...)` call, written at `source`, translated into `out`.
+fn prefix_rule(
+    args: &[(String, Val)],
+    source: &str,
+    out: &mut Imported,
+) -> Result<(), CodexRuleError> {
+    let get = |k: &str| args.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+    for (k, _) in args {
+        if !matches!(
+            k.as_str(),
+            "pattern" | "decision" | "justification" | "match" | "not_match"
+        ) {
+            return Err(CodexRuleError::UnknownArgument(k.clone()));
+        }
+    }
+    let Some(Val::List(pattern)) = get("pattern") else {
+        return Err(CodexRuleError::NoPattern);
+    };
+    if pattern.is_empty() {
+        return Err(CodexRuleError::EmptyPattern);
+    }
+    let effect = match get("decision") {
+        None => Effect::Allow,
+        Some(Val::Str(d)) => match d.as_str() {
+            "allow" => Effect::Allow,
+            "prompt" => Effect::Ask,
+            "forbidden" => Effect::Deny,
+            other => return Err(CodexRuleError::UnknownDecision(other.to_string())),
+        },
+        Some(_) => return Err(CodexRuleError::DecisionNotAString),
+    };
+    let justification = match get("justification") {
+        Some(Val::Str(j)) => Some(j.clone()),
+        _ => None,
+    };
+    let prefixes = expand_prefixes(pattern)?;
+    let mut compiled: Vec<Rule> = Vec::new();
+    for tokens in &prefixes {
+        if tokens
+            .iter()
+            .any(|t| t.contains('*') || t.contains(['(', ')']))
+        {
+            out.warnings.push(format!(
+                "{source}: token with `*` or parentheses cannot be expressed; {tokens:?} skipped"
+            ));
+            continue;
+        }
+        let spec = format!("Bash({} *)", tokens.join(" "));
+        let matcher = rule::parse(&spec).map_err(|e| CodexRuleError::Rule(Box::new(e)))?;
+        compiled.push(Rule {
+            effect,
+            pattern: spec.clone(),
+            source: source.to_string(),
+            justification: justification.clone(),
+            matcher,
+        });
+        out.rules.push(RuleSpec {
+            effect,
+            pattern: spec,
+            source: source.to_string(),
+            justification: justification.clone(),
+            ..RuleSpec::default()
+        });
+    }
+    check_examples(&get, &compiled)
+}
+
 /// A Codex pattern's alternatives expanded into every combination of tokens (bounded: 20 pairs
 /// of alternatives would be a million rules).
-fn expand_prefixes(pattern: &[Val], source: &str) -> Result<Vec<Vec<String>>, String> {
-    // Expand alternatives into every combination of tokens (bounded: 20 pairs of
-    // alternatives would be a million rules).
+fn expand_prefixes(pattern: &[Val]) -> Result<Vec<Vec<String>>, CodexRuleError> {
     let combinations = pattern.iter().try_fold(1usize, |n, element| match element {
         Val::List(l) => n.checked_mul(l.len().max(1)),
         Val::Str(_) => Some(n),
     });
     if combinations.is_none_or(|n| n > MAX_EXPANSION) {
-        return Err(format!(
-            "{source}: the alternatives expand into more than {MAX_EXPANSION} prefixes"
-        ));
+        return Err(CodexRuleError::TooManyPrefixes(MAX_EXPANSION));
     }
     let mut prefixes: Vec<Vec<String>> = vec![Vec::new()];
     for element in pattern {
@@ -715,7 +716,7 @@ fn expand_prefixes(pattern: &[Val], source: &str) -> Result<Vec<Vec<String>>, St
                 .iter()
                 .map(|v| match v {
                     Val::Str(s) => Ok(s.clone()),
-                    Val::List(_) => Err(format!("{source}: alternatives must be strings")),
+                    Val::List(_) => Err(CodexRuleError::NestedAlternative),
                 })
                 .collect::<Result<_, _>>()?,
         };
@@ -738,13 +739,11 @@ fn expand_prefixes(pattern: &[Val], source: &str) -> Result<Vec<Vec<String>>, St
 fn check_examples<'a>(
     get: &dyn Fn(&str) -> Option<&'a Val>,
     compiled: &[Rule],
-    source: &str,
-) -> Result<(), String> {
-    // Codex checks its examples at load time; so do we, against the translation.
+) -> Result<(), CodexRuleError> {
     for (key, must) in [("match", true), ("not_match", false)] {
         let Some(v) = get(key) else { continue };
         let Val::List(examples) = v else {
-            return Err(format!("{source}: {key} must be a list"));
+            return Err(CodexRuleError::ExamplesNotAList(key.to_string()));
         };
         for ex in examples {
             let cmd = match ex {
@@ -753,17 +752,18 @@ fn check_examples<'a>(
                     .iter()
                     .map(|t| match t {
                         Val::Str(s) => Ok(crate::normalize::shell::words::quote(s)),
-                        Val::List(_) => Err(format!("{source}: example tokens must be strings")),
+                        Val::List(_) => Err(CodexRuleError::ExampleToken),
                     })
                     .collect::<Result<Vec<_>, _>>()?
                     .join(" "),
             };
             let hit = compiled.iter().any(|r| example_matches(r, &cmd));
             if hit != must {
-                return Err(format!(
-                    "{source}: the {key} example {cmd:?} {} the translated rule(s)",
-                    if must { "does not match" } else { "matches" }
-                ));
+                return Err(CodexRuleError::Example {
+                    key: key.to_string(),
+                    example: cmd,
+                    must_match: must,
+                });
             }
         }
     }

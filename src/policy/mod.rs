@@ -9,6 +9,7 @@
 //! dynamic left. Built-in protections ([`protect`]) are never allowed by a rule. Rule grammar
 //! lives in [`rule`]; imports of other agents' policies in [`import`].
 
+pub mod error;
 pub mod import;
 pub mod protect;
 pub mod rule;
@@ -23,7 +24,11 @@ use crate::config::{Config, RuleSpec};
 use crate::normalize::{Context, NormalizedAction, ShellAnalysis, shell, shell_text};
 use crate::verdict::{Effect, RuleRef};
 
-pub use rule::{Matcher, RuleError};
+pub use error::{
+    ImportError, PatternError, PolicyError, PolicyErrorKind, ProtectError, RuleError,
+    RuleErrorKind, TestFileError,
+};
+pub use rule::Matcher;
 
 /// One compiled rule.
 #[derive(Debug, Clone)]
@@ -49,16 +54,6 @@ impl Rule {
             source: self.source.clone(),
         }
     }
-}
-
-/// A rule that could not be loaded, with where it was written.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{source_loc}: {message}")]
-pub struct PolicyError {
-    /// `file:line`.
-    pub source_loc: String,
-    /// What is wrong.
-    pub message: String,
 }
 
 /// The result of evaluating the rules on one action.
@@ -123,10 +118,10 @@ impl Policy {
             self.settings
                 .protections
                 .with_own_globs(globs)
-                .map_err(|message| {
+                .map_err(|e| {
                     vec![PolicyError {
                         source_loc: "audit.path".into(),
-                        message,
+                        kind: PolicyErrorKind::OwnFiles(e),
                     }]
                 })?;
         Ok(self)
@@ -149,9 +144,9 @@ impl Policy {
                     specs.extend(imported.rules);
                     own_files.push(crate::normalize::absolute(&path));
                 }
-                Err(e) => errors.push(PolicyError {
+                Err(error) => errors.push(PolicyError {
                     source_loc: source,
-                    message: format!("cannot import {}: {e}", path.display()),
+                    kind: PolicyErrorKind::Import { path, error },
                 }),
             }
         }
@@ -160,7 +155,7 @@ impl Policy {
                 .map_err(|e| {
                     vec![PolicyError {
                         source_loc: cfg.source_name.clone(),
-                        message: format!("policy.protect_read/protect_write: {e}"),
+                        kind: PolicyErrorKind::Protections(e),
                     }]
                 })?;
         let settings = Settings {
@@ -197,10 +192,10 @@ impl Policy {
                         if !example_matches(&r, ex) {
                             errors.push(PolicyError {
                                 source_loc: spec.source.clone(),
-                                message: format!(
-                                    "rule {} should match its example {ex:?} but does not",
-                                    spec.pattern
-                                ),
+                                kind: PolicyErrorKind::ExampleMissed {
+                                    pattern: spec.pattern.clone(),
+                                    example: ex.clone(),
+                                },
                             });
                         }
                     }
@@ -208,10 +203,10 @@ impl Policy {
                         if example_matches(&r, ex) {
                             errors.push(PolicyError {
                                 source_loc: spec.source.clone(),
-                                message: format!(
-                                    "rule {} matches {ex:?}, listed in its not_match examples",
-                                    spec.pattern
-                                ),
+                                kind: PolicyErrorKind::ExampleMatched {
+                                    pattern: spec.pattern.clone(),
+                                    example: ex.clone(),
+                                },
                             });
                         }
                     }
@@ -219,7 +214,7 @@ impl Policy {
                 }
                 Err(error) => errors.push(PolicyError {
                     source_loc: spec.source.clone(),
-                    message: error.to_string(),
+                    kind: PolicyErrorKind::Rule(error),
                 }),
             }
         }

@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::error::ProtectError;
 use super::rule::{PathPattern, path_pattern};
 use crate::normalize::Context;
 
@@ -79,16 +80,18 @@ impl Protections {
         extra_read: &[String],
         extra_write: &[String],
         own_files: Vec<PathBuf>,
-    ) -> Result<Protections, String> {
-        let compile =
-            |list: &mut dyn Iterator<Item = &str>| -> Result<Vec<(String, PathPattern)>, String> {
-                list.map(|p| {
-                    path_pattern(p)
-                        .map(|pat| (p.to_string(), pat))
-                        .map_err(|e| format!("{p}: {e}"))
-                })
-                .collect()
-            };
+    ) -> Result<Protections, ProtectError> {
+        let compile = |list: &mut dyn Iterator<Item = &str>| {
+            list.map(|p| {
+                path_pattern(p)
+                    .map(|pat| (p.to_string(), pat))
+                    .map_err(|source| ProtectError::Pattern {
+                        pattern: p.to_string(),
+                        source,
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()
+        };
         let reads = compile(
             &mut BUILTIN_READ
                 .iter()
@@ -112,17 +115,20 @@ impl Protections {
 
     /// Also protects, as guardian's own files, the absolute paths these globs match (`*` does
     /// not cross `/`): the audit log's segments and lock ([`crate::audit::segment::own_globs`]).
-    pub fn with_own_globs(mut self, globs: &[String]) -> Result<Protections, String> {
+    pub fn with_own_globs(mut self, globs: &[String]) -> Result<Protections, ProtectError> {
         let mut b = globset::GlobSetBuilder::new();
         for g in self.own_glob_list.iter().chain(globs) {
             b.add(
                 globset::GlobBuilder::new(g)
                     .literal_separator(true)
                     .build()
-                    .map_err(|e| format!("{g}: {e}"))?,
+                    .map_err(|source| ProtectError::OwnGlob {
+                        glob: g.clone(),
+                        source,
+                    })?,
             );
         }
-        self.own_globs = b.build().map_err(|e| e.to_string())?;
+        self.own_globs = b.build().map_err(ProtectError::OwnGlobs)?;
         self.own_glob_list.extend(globs.iter().cloned());
         Ok(self)
     }

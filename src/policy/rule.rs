@@ -16,17 +16,8 @@ use std::path::Path;
 use globset::{Glob, GlobBuilder, GlobMatcher};
 use regex::Regex;
 
+use super::error::{PatternError, RuleError, RuleErrorKind};
 use crate::normalize::{Context, NormalizedAction};
-
-/// A rule that could not be parsed.
-#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
-#[error("invalid rule {rule:?}: {message}")]
-pub struct RuleError {
-    /// The rule text.
-    pub rule: String,
-    /// What is wrong with it.
-    pub message: String,
-}
 
 /// Which kinds of action a rule's tool name covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,23 +129,23 @@ pub enum DomainPattern {
 
 /// Parses a rule's text into a matcher.
 pub fn parse(text: &str) -> Result<Matcher, RuleError> {
-    let err = |message: &str| RuleError {
+    let err = |kind: RuleErrorKind| RuleError {
         rule: text.to_string(),
-        message: message.to_string(),
+        kind,
     };
     let text_trimmed = text.trim();
     if text_trimmed.is_empty() {
-        return Err(err("empty rule"));
+        return Err(err(RuleErrorKind::Empty));
     }
     if let Some(rest) = text_trimmed.strip_prefix("mcp__") {
-        return parse_mcp(rest).map_err(|m| err(&m));
+        return parse_mcp(rest).map_err(|e| err(e.into()));
     }
     let (tool, spec) = match text_trimmed.split_once('(') {
         None => (text_trimmed, None),
         Some((tool, rest)) => {
             let spec = rest
                 .strip_suffix(')')
-                .ok_or_else(|| err("a specifier must end with ')'"))?;
+                .ok_or_else(|| err(RuleErrorKind::Unclosed))?;
             (tool, Some(spec))
         }
     };
@@ -163,24 +154,16 @@ pub fn parse(text: &str) -> Result<Matcher, RuleError> {
         "Read" | "Grep" | "Glob" | "LS" => ToolKind::Read,
         "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => ToolKind::Write,
         "WebFetch" => ToolKind::WebFetch,
-        other => {
-            return Err(err(&format!(
-                "unknown tool {other:?} (known: Bash, Read, Edit, Write, MultiEdit, NotebookEdit, WebFetch, mcp__server__tool)"
-            )));
-        }
+        other => return Err(err(RuleErrorKind::UnknownTool(other.to_string()))),
     };
     let spec = match spec {
         None => return Ok(Matcher::AnyOf(kind)),
-        Some(s) if s.trim().is_empty() => {
-            return Err(err(
-                "empty specifier: write the bare tool name to cover every call",
-            ));
-        }
+        Some(s) if s.trim().is_empty() => return Err(err(RuleErrorKind::EmptySpecifier)),
         Some(s) => s,
     };
     match kind {
         ToolKind::Bash => {
-            let re = command_regex(spec).map_err(|m| err(&m))?;
+            let re = command_regex(spec).map_err(|e| err(e.into()))?;
             let words: Vec<&str> = spec.split_whitespace().collect();
             let flags = crate::normalize::shell::flags::parse(&words).and_then(|f| {
                 Some(FlagRule {
@@ -193,21 +176,19 @@ pub fn parse(text: &str) -> Result<Matcher, RuleError> {
         }
         ToolKind::Read => path_pattern(spec)
             .map(Matcher::ReadPath)
-            .map_err(|m| err(&m)),
+            .map_err(|e| err(e.into())),
         ToolKind::Write => path_pattern(spec)
             .map(Matcher::WritePath)
-            .map_err(|m| err(&m)),
+            .map_err(|e| err(e.into())),
         ToolKind::WebFetch => {
             let domain = spec
                 .strip_prefix("domain:")
-                .ok_or_else(|| err("WebFetch rules take domain:HOST"))?
+                .ok_or_else(|| err(RuleErrorKind::NotADomain))?
                 .trim()
                 .trim_end_matches('.')
                 .to_ascii_lowercase();
             if domain.is_empty() || domain.contains(['/', ' ', ':']) {
-                return Err(err(
-                    "domain:HOST takes a host name such as example.com or *.example.com",
-                ));
+                return Err(err(RuleErrorKind::NotAHost));
             }
             Ok(Matcher::Domain(match domain.strip_prefix("*.") {
                 Some(suffix) => DomainPattern::Subdomains(suffix.to_string()),
@@ -215,24 +196,25 @@ pub fn parse(text: &str) -> Result<Matcher, RuleError> {
                 None => DomainPattern::Exact(domain),
             }))
         }
-        ToolKind::Mcp => Err(err("unreachable: MCP rules are parsed above")),
+        // MCP rules are parsed above, by their `mcp__` prefix.
+        ToolKind::Mcp => Err(err(PatternError::McpSpecifier.into())),
     }
 }
 
-fn parse_mcp(rest: &str) -> Result<Matcher, String> {
+fn parse_mcp(rest: &str) -> Result<Matcher, PatternError> {
     if rest.contains('(') {
-        return Err("MCP rules take no specifier: write mcp__server or mcp__server__tool".into());
+        return Err(PatternError::McpSpecifier);
     }
     let (server, tool) = match rest.split_once("__") {
         Some((s, t)) => (s, Some(t)),
         None => (rest, None),
     };
     if server.is_empty() {
-        return Err("missing server name after mcp__".into());
+        return Err(PatternError::McpServerMissing);
     }
     let tool = match tool {
         None | Some("*") => None,
-        Some("") => return Err("missing tool name after mcp__server__".into()),
+        Some("") => return Err(PatternError::McpToolMissing),
         Some(t) => Some(wildcard_regex(t, false)?),
     };
     Ok(Matcher::Mcp {
@@ -242,7 +224,7 @@ fn parse_mcp(rest: &str) -> Result<Matcher, String> {
 }
 
 /// Compiles a Bash specifier: `*` matches anything, a trailing ` *` or `:*` is a word boundary.
-pub fn command_regex(spec: &str) -> Result<Regex, String> {
+pub fn command_regex(spec: &str) -> Result<Regex, PatternError> {
     let spec = spec.trim();
     let spec = match spec.strip_suffix(":*") {
         Some(prefix) => format!("{prefix} *"),
@@ -253,7 +235,7 @@ pub fn command_regex(spec: &str) -> Result<Regex, String> {
     wildcard_regex(&spec, true)
 }
 
-fn wildcard_regex(spec: &str, word_boundary_suffix: bool) -> Result<Regex, String> {
+fn wildcard_regex(spec: &str, word_boundary_suffix: bool) -> Result<Regex, PatternError> {
     let (body, tail) = match spec.strip_suffix(" *") {
         Some(prefix) if word_boundary_suffix && !prefix.is_empty() => (prefix, "(?: .*)?"),
         _ => (spec, ""),
@@ -267,11 +249,11 @@ fn wildcard_regex(spec: &str, word_boundary_suffix: bool) -> Result<Regex, Strin
     }
     re.push_str(tail);
     re.push('$');
-    Regex::new(&re).map_err(|e| format!("cannot compile pattern: {e}"))
+    Ok(Regex::new(&re)?)
 }
 
 /// Compiles a path specifier (`./src/**`, `~/.ssh/**`, `//etc/passwd`, `.env`).
-pub fn path_pattern(spec: &str) -> Result<PathPattern, String> {
+pub fn path_pattern(spec: &str) -> Result<PathPattern, PatternError> {
     let spec = spec.trim();
     let (anchor, rel) = if let Some(r) = spec.strip_prefix("//") {
         (Anchor::Absolute, r)
@@ -290,7 +272,7 @@ pub fn path_pattern(spec: &str) -> Result<PathPattern, String> {
     };
     let rel = rel.trim_end_matches('/');
     if rel.split('/').any(|c| c == "..") {
-        return Err("`..` is not allowed in path rules: write an absolute //path instead".into());
+        return Err(PatternError::ParentDir);
     }
     // An empty rest (`//`, `~`, `./`) names the base directory itself, nothing below it.
     let exact_base = rel.is_empty();
@@ -315,7 +297,7 @@ pub fn path_pattern(spec: &str) -> Result<PathPattern, String> {
                     })
                 }
             })
-            .collect::<Result<Vec<_>, String>>()?
+            .collect::<Result<Vec<_>, PatternError>>()?
     };
     Ok(PathPattern {
         anchor,
@@ -326,13 +308,16 @@ pub fn path_pattern(spec: &str) -> Result<PathPattern, String> {
     })
 }
 
-fn build_glob(pattern: &str) -> Result<GlobMatcher, String> {
+fn build_glob(pattern: &str) -> Result<GlobMatcher, PatternError> {
     GlobBuilder::new(pattern)
         .literal_separator(true)
         .backslash_escape(true)
         .build()
         .map(|g: Glob| g.compile_matcher())
-        .map_err(|e| format!("invalid glob {pattern:?}: {e}"))
+        .map_err(|source| PatternError::Glob {
+            glob: pattern.to_string(),
+            source,
+        })
 }
 
 impl PathPattern {

@@ -27,6 +27,7 @@ use crate::request::Action;
 use crate::verdict::Effect;
 
 use super::Policy;
+use super::error::TestFileError;
 
 /// A policy test file.
 #[derive(Debug, Clone, Deserialize)]
@@ -90,7 +91,7 @@ pub struct CaseResult {
 
 impl TestCase {
     /// The action and context this case describes.
-    pub fn action_and_context(&self) -> Result<(Action, Context), String> {
+    pub fn action_and_context(&self) -> Result<(Action, Context), TestFileError> {
         let cwd = self.cwd.clone().unwrap_or_else(|| "/workspace".into());
         let home = PathBuf::from(self.home.clone().unwrap_or_else(|| "/home/user".into()));
         let root = Path::new("/");
@@ -104,12 +105,7 @@ impl TestCase {
                 cwd: Some(cwd.clone()),
             },
             (None, Some(a)) => a.clone(),
-            _ => {
-                return Err(format!(
-                    "case {:?}: give exactly one of `command` and `action`",
-                    self.name
-                ));
-            }
+            _ => return Err(TestFileError::NoAction(self.name.clone())),
         };
         let action_cwd = action.cwd().unwrap_or(&cwd);
         let ctx = Context {
@@ -125,7 +121,7 @@ impl TestCase {
     }
 
     /// Runs the case against `policy`.
-    pub fn run(&self, policy: &Policy) -> Result<CaseResult, String> {
+    pub fn run(&self, policy: &Policy) -> Result<CaseResult, TestFileError> {
         let (action, ctx) = self.action_and_context()?;
         let e = policy.evaluate(&normalize(&action, &ctx), &ctx);
         let got_rule = e.rule.as_ref().map(|r| r.pattern.clone());
@@ -148,18 +144,23 @@ impl TestCase {
 }
 
 /// Loads a test file and compiles its named policies (rule sources point into the file).
-pub fn load(path: &Path) -> Result<(TestFile, BTreeMap<String, Policy>), String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+pub fn load(path: &Path) -> Result<(TestFile, BTreeMap<String, Policy>), TestFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| TestFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let name = path.display().to_string();
-    let file: TestFile =
-        toml::from_str(&text).map_err(|e| format!("invalid test file {name}: {e}"))?;
+    let file: TestFile = toml::from_str(&text).map_err(|source| TestFileError::Invalid {
+        file: name.clone(),
+        source,
+    })?;
     let mut policies = BTreeMap::new();
     for (key, pc) in &file.policies {
         let cfg = Config::with_policy(pc.clone(), &name, &text);
-        let p = Policy::from_config(&cfg, Vec::new()).map_err(|errs| {
-            let msgs: Vec<String> = errs.iter().map(ToString::to_string).collect();
-            format!("policy {key:?} of {name}: {}", msgs.join("; "))
+        let p = Policy::from_config(&cfg, Vec::new()).map_err(|errors| TestFileError::Policy {
+            file: name.clone(),
+            name: key.clone(),
+            errors,
         })?;
         policies.insert(key.clone(), p);
     }
@@ -167,17 +168,18 @@ pub fn load(path: &Path) -> Result<(TestFile, BTreeMap<String, Policy>), String>
         if let Some(p) = &c.policy
             && !policies.contains_key(p)
         {
-            return Err(format!(
-                "case {:?} names the policy {p:?}, which {name} does not define",
-                c.name
-            ));
+            return Err(TestFileError::UnknownPolicy {
+                file: name,
+                case: c.name.clone(),
+                policy: p.clone(),
+            });
         }
     }
     Ok((file, policies))
 }
 
 /// Runs every case of a file; `default` is the policy for cases that name none.
-pub fn run_file(path: &Path, default: &Policy) -> Result<Vec<CaseResult>, String> {
+pub fn run_file(path: &Path, default: &Policy) -> Result<Vec<CaseResult>, TestFileError> {
     let (file, policies) = load(path)?;
     file.case
         .iter()

@@ -131,5 +131,5 @@ fn bad_rules_and_examples_are_reported_with_source() {
     }];
     let errs = Policy::compile(&specs, Policy::empty().settings.clone()).unwrap_err();
     assert_eq!(errs.len(), 1, "{errs:?}");
-    assert!(errs[0].message.contains("git status"));
+    assert!(errs[0].to_string().contains("git status"));
 }

@@ -35,7 +35,7 @@ impl AnthropicReviewer {
         api_key: Option<String>,
         timeout: Duration,
         max_output_tokens: u32,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, crate::transport::ClientError> {
         Ok(AnthropicReviewer {
             client: crate::transport::http_client(timeout)?,
             url: format!("{}/messages", base_url.trim_end_matches('/')),

@@ -330,7 +330,9 @@ pub trait Reviewer: Send + Sync {
 /// The backend a `[reviewer]` section names, built once (its HTTP client from
 /// [`crate::transport`]); `backend = "none"` is [`NoReviewer`]. The API key is read from the
 /// environment variable `api_key_env` names.
-pub fn from_config(r: &config::ReviewerConfig) -> Result<std::sync::Arc<dyn Reviewer>, String> {
+pub fn from_config(
+    r: &config::ReviewerConfig,
+) -> Result<std::sync::Arc<dyn Reviewer>, crate::transport::ClientError> {
     use config::BackendKind;
     let api_key = r
         .api_key_env

@@ -88,7 +88,7 @@ impl OpenAiReviewer {
         api_key: Option<String>,
         timeout: Duration,
         max_output_tokens: u32,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, crate::transport::ClientError> {
         Ok(OpenAiReviewer {
             client: crate::transport::http_client(timeout)?,
             url: format!("{}/chat/completions", base_url.trim_end_matches('/')),

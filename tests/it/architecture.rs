@@ -3,7 +3,8 @@
 //! policy → decision → pipeline → the adapters: integrations, server, eval). The same holds
 //! inside the shell normaliser, whose helpers form a line. This test reads the sources (comments,
 //! doc links and test modules aside), names any import that points up or sideways, and fails
-//! when a module is missing from the table, so the next one cannot slip in unlayered.
+//! when a module is missing from the table, so the next one cannot slip in unlayered. It also
+//! counts the `Result<_, String>` left in `src/`: errors that cross a module are typed.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -231,6 +232,101 @@ fn the_shell_normalisers_helpers_form_a_line() {
         violations.join("\n")
     );
     assert!(seen.len() >= 8, "{seen:?}");
+}
+
+/// `Result<_, String>` left in `src/`, at most: errors that cross a module are typed (an enum
+/// or struct saying what failed and where); a few private helpers may still say it in text.
+const MAX_STRING_ERRORS: usize = 10;
+
+/// The `Result<…, String>` types written in a line of code: each `Result<` whose last top-level
+/// argument is `String`.
+fn string_results(code: &str) -> usize {
+    let mut n = 0;
+    for (i, _) in code.match_indices("Result<") {
+        if code[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let args = &code[i + "Result<".len()..];
+        let (mut depth, mut last) = (0usize, 0usize);
+        let mut end = None;
+        for (j, c) in args.char_indices() {
+            match c {
+                '<' | '(' | '[' => depth += 1,
+                '>' | ')' | ']' if depth == 0 => {
+                    end = Some(j);
+                    break;
+                }
+                '>' | ')' | ']' => depth -= 1,
+                ',' if depth == 0 => last = j + 1,
+                _ => {}
+            }
+        }
+        if end.is_some_and(|e| last > 0 && args[last..e].trim() == "String") {
+            n += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn errors_that_cross_modules_are_typed() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    let mut public = Vec::new();
+    for f in rust_files(&src) {
+        let text = std::fs::read_to_string(&f).expect("read");
+        // Inside the signature of a `pub fn` (which may span lines) until its body or `;`.
+        let mut in_pub_fn = false;
+        for (n, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            if code.starts_with("//") {
+                continue;
+            }
+            let starts_pub = code.starts_with("pub ") || code.starts_with("pub(");
+            in_pub_fn |= starts_pub && code.contains("fn ");
+            for _ in 0..string_results(code) {
+                let at = format!(
+                    "{}:{}: {code}",
+                    f.strip_prefix(&src).unwrap_or(&f).display(),
+                    n + 1
+                );
+                if starts_pub || in_pub_fn {
+                    public.push(at.clone());
+                }
+                found.push(at);
+            }
+            if code.ends_with('{') || code.ends_with(';') {
+                in_pub_fn = false;
+            }
+        }
+    }
+    assert!(
+        public.is_empty(),
+        "public items with a `Result<_, String>` (an error crossing modules must be typed):\n{}",
+        public.join("\n")
+    );
+    assert!(
+        found.len() <= MAX_STRING_ERRORS,
+        "{} `Result<_, String>` in src/ (at most {MAX_STRING_ERRORS}): give these an error type \
+         that says what failed and where (see src/policy/error.rs, src/eval/error.rs):\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_string_error_count_reads_types_not_text() {
+    assert_eq!(
+        string_results("fn f() -> Result<(u64, String), String> {"),
+        1
+    );
+    assert_eq!(
+        string_results("fn f() -> Result<Vec<Result<u8, String>>, Error> {"),
+        1
+    );
+    assert_eq!(string_results("fn f() -> Result<String, Error> {"), 0);
+    assert_eq!(string_results("fn f() -> io::Result<String> {"), 0);
+    assert_eq!(string_results("type R = MyResult<u8, String>;"), 0);
 }
 
 #[test]

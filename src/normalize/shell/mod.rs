@@ -82,7 +82,7 @@ fn analyze_with(command: &str, resolve: bool) -> ShellAnalysis {
             }
         }
         Err(e) => {
-            out.parse_error = Some(e.clone());
+            out.parse_error = Some(e.to_string());
             out.unknowns
                 .push(format!("the command could not be parsed: {e}"));
             out.unparsed.push(command.to_string());
@@ -102,16 +102,34 @@ fn analyze_with(command: &str, resolve: bool) -> ShellAnalysis {
     out
 }
 
+/// Why a script was not parsed: too large or deep for the parser's guards, or not shell.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    /// Longer than [`MAX_INPUT_BYTES`].
+    #[error("longer than {MAX_INPUT_BYTES} bytes")]
+    TooLong,
+    /// Brackets nested deeper than [`MAX_NESTING`].
+    #[error("brackets nested {0} deep (limit {MAX_NESTING})")]
+    TooDeep(usize),
+    /// More openers than [`MAX_OPENERS`].
+    #[error("{0} compound commands and brackets (limit {MAX_OPENERS})")]
+    TooManyOpeners(usize),
+    /// brush-parser's own error.
+    #[error("{0}")]
+    Syntax(#[from] brush_parser::ParseError),
+    /// brush-parser panicked.
+    #[error("the parser failed on this input")]
+    Panicked,
+}
+
 /// Parses a script with the guards brush-parser needs.
-pub fn parse(text: &str) -> Result<ast::Program, String> {
+pub fn parse(text: &str) -> Result<ast::Program, ParseError> {
     if text.len() > MAX_INPUT_BYTES {
-        return Err(format!("longer than {MAX_INPUT_BYTES} bytes"));
+        return Err(ParseError::TooLong);
     }
     let depth = nesting(text);
     if depth > MAX_NESTING {
-        return Err(format!(
-            "brackets nested {depth} deep (limit {MAX_NESTING})"
-        ));
+        return Err(ParseError::TooDeep(depth));
     }
     // brush-parser recurses once per nested compound command, and a stack overflow aborts the
     // process (catch_unwind cannot stop it): `if if if …` 400 deep killed the server. Quoted
@@ -119,9 +137,7 @@ pub fn parse(text: &str) -> Result<ast::Program, String> {
     // exceed it.
     let openers = openers(text);
     if openers > MAX_OPENERS {
-        return Err(format!(
-            "{openers} compound commands and brackets (limit {MAX_OPENERS})"
-        ));
+        return Err(ParseError::TooManyOpeners(openers));
     }
     let options = brush_parser::ParserOptions::default();
     let result = std::panic::catch_unwind(|| {
@@ -130,8 +146,8 @@ pub fn parse(text: &str) -> Result<ast::Program, String> {
     });
     match result {
         Ok(Ok(p)) => Ok(p),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => Err("the parser failed on this input".into()),
+        Ok(Err(e)) => Err(ParseError::Syntax(e)),
+        Err(_) => Err(ParseError::Panicked),
     }
 }
 

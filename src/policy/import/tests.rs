@@ -217,6 +217,7 @@ prefix_rule(pattern = ["cargo", "test"])
     assert!(
         import_codex(bad, "bad.rules")
             .unwrap_err()
+            .to_string()
             .contains("does not match")
     );
     assert!(import_codex("load('x')", "x.rules").is_err());
