@@ -28,7 +28,8 @@ use subtle::ConstantTimeEq;
 use tower_http::catch_panic::CatchPanicLayer;
 
 use crate::config::Unreviewed;
-use crate::integrations::contract::{Agent, Event, HookAnswer, render};
+use crate::integrations::Agent;
+use crate::integrations::contract::{Event, HookAnswer, render};
 use crate::pipeline::Guardian;
 use crate::request::ReviewRequest;
 
@@ -104,11 +105,14 @@ pub fn router(guardian: Arc<Guardian>) -> Router {
 pub fn router_with_gate(gate: Arc<Gate>) -> Router {
     let guardian = Arc::clone(&gate.guardian);
     let limit = guardian.config().server.max_body_bytes;
-    Router::new()
+    let mut router = Router::new()
         .route("/v1/review", post(review))
-        .route("/v1/policy", get(policy))
-        .route("/v1/hooks/claude-code", post(claude_code_hook))
-        .route("/v1/hooks/codex", post(codex_hook))
+        .route("/v1/policy", get(policy));
+    // A hook endpoint per agent with hooks: `/v1/hooks/claude-code`, `/v1/hooks/codex`.
+    for agent in Agent::with_hooks() {
+        router = router.route(&agent.hook_path(), hook_route(agent));
+    }
+    router
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/openapi.json", get(openapi))
@@ -134,16 +138,6 @@ fn hook_event_of(body: &[u8]) -> String {
                 .map(str::to_string)
         })
         .unwrap_or_else(|| "PreToolUse".into())
-}
-
-/// The agent whose hook a path serves (`/v1/hooks/codex` → Codex, other hook paths → Claude
-/// Code).
-fn hook_agent(path: &str) -> Agent {
-    if path.starts_with("/v1/hooks/codex") {
-        Agent::Codex
-    } else {
-        Agent::ClaudeCode
-    }
 }
 
 /// A hook failure caught before any review, as a deny in the agent's and event's shape.
@@ -185,7 +179,9 @@ async fn gate_layer(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> 
     if path == "/healthz" {
         return next.run(req).await;
     }
-    let hook = path.starts_with("/v1/hooks/").then(|| hook_agent(&path));
+    let hook = path
+        .starts_with(crate::integrations::HOOK_PATH_PREFIX)
+        .then(|| Agent::of_hook_path(&path));
     let metrics = gate.guardian.metrics();
     // Read the whole body first, within the body deadline (a slow drip is cut off).
     let limit = gate.guardian.config().server.max_body_bytes;
@@ -327,26 +323,19 @@ fn unreviewed_query(query: Option<&str>) -> Option<String> {
         .map(|(_, v)| v.into_owned())
 }
 
-/// Claude Code HTTP hooks. Claude Code lets a tool call proceed when an HTTP hook fails, so every
-/// failure this handler can see is answered 200 with a deny in the event's shape.
-async fn claude_code_hook(
-    State(g): State<Arc<Guardian>>,
-    client: Option<Extension<Client>>,
-    RawQuery(query): RawQuery,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    agent_hook(&g, Agent::ClaudeCode, client, query, body).await
-}
-
-/// Codex hooks (Claude Code's input format, a stricter output contract: see
-/// [`crate::integrations::contract`]); Codex calls them through `guardian hook codex`.
-async fn codex_hook(
-    State(g): State<Arc<Guardian>>,
-    client: Option<Extension<Client>>,
-    RawQuery(query): RawQuery,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    agent_hook(&g, Agent::Codex, client, query, body).await
+/// The hook endpoint of `agent`. The agents let a tool call proceed when a hook fails (Claude
+/// Code's HTTP hooks, Codex's through `guardian hook codex`), so every failure this handler can
+/// see is answered 200 with a deny in the agent's and the event's shape
+/// ([`crate::integrations::contract`]).
+fn hook_route(agent: Agent) -> axum::routing::MethodRouter<Arc<Guardian>> {
+    post(
+        move |State(g): State<Arc<Guardian>>,
+              client: Option<Extension<Client>>,
+              RawQuery(query): RawQuery,
+              body: Result<Bytes, BytesRejection>| async move {
+            agent_hook(&g, agent, client, query, body).await
+        },
+    )
 }
 
 async fn agent_hook(
@@ -359,7 +348,7 @@ async fn agent_hook(
     use crate::integrations::claude_code::{HookInput, Translation, translate};
     let client = client
         .and_then(|Extension(Client(c))| c)
-        .unwrap_or_else(|| agent.as_str().to_string());
+        .unwrap_or_else(|| agent.name().to_string());
     let body = match body {
         Ok(b) => b,
         Err(rejection) => return hook_failure(agent, "PreToolUse", &rejection.body_text()),
@@ -388,7 +377,7 @@ async fn agent_hook(
             );
         }
     };
-    input.agent = Some(agent.as_str().to_string());
+    input.agent = Some(agent.name().to_string());
     let event = Event::of(&input.hook_event_name);
     // Translation reads the transcript file: blocking I/O, kept off the async threads (and
     // without a transcript, done here: no thread hand-off on the hot path).

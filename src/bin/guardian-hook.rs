@@ -1,19 +1,33 @@
-//! `guardian-hook claude-code|codex [--server URL] [--timeout S] [--unreviewed deny|ask]`: the
-//! command hook of `guardian hook …` in a small binary that links nothing but the forwarding
-//! (no async runtime, no TLS, no allocator setup, no argument-parser framework): hook JSON on
-//! stdin, the server's answer on stdout (nothing for "no decision"), exit 2 with the reason on
-//! stderr whenever the server cannot answer (a block). `http://` servers only; `guardian hook`
-//! also speaks `https://`.
+//! `guardian-hook <AGENT> [--server URL] [--timeout S] [--unreviewed deny|ask]`: the command
+//! hook of `guardian hook …` in a small binary that links nothing but the forwarding (no async
+//! runtime, no TLS, no allocator setup, no argument-parser framework, no agent's code: only the
+//! list's names): hook JSON on stdin, the server's answer on stdout (nothing for "no
+//! decision"), exit 2 with the reason on stderr whenever the server cannot answer (a block).
+//! `http://` servers only; `guardian hook` also speaks `https://`. Both run
+//! `guardian::integrations::hook_client::answer`.
 
-use std::io::Read;
 use std::process::ExitCode;
 
-const USAGE: &str = "guardian's command hook, small and fast
+use guardian::integrations::Agent;
+use guardian::integrations::hook_client::{HookCall, answer, forward_http_only};
+
+/// The agents with hooks, as `<AGENT>` values: `claude-code, codex`.
+fn agent_names() -> String {
+    Agent::with_hooks()
+        .map(Agent::name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The help text.
+fn usage() -> String {
+    format!(
+        "guardian's command hook, small and fast
 
 Usage: guardian-hook [OPTIONS] <AGENT>
 
 Arguments:
-  <AGENT>  The agent whose hook this is [possible values: claude-code, codex]
+  <AGENT>  The agent whose hook this is [possible values: {}]
 
 Options:
       --server <SERVER>          The guardian server (http:// only) [default: http://127.0.0.1:8700]
@@ -21,7 +35,10 @@ Options:
       --unreviewed <UNREVIEWED>  What nothing could review becomes: deny (headless) or ask (the agent's own prompt) [possible values: deny, ask]
   -h, --help                     Print help
   -V, --version                  Print version
-";
+",
+        agent_names()
+    )
+}
 
 /// The parsed command line.
 struct Args {
@@ -78,9 +95,10 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
             }
             a if a.starts_with('-') => return Err(format!("unexpected argument '{a}' found")),
             a if agent.is_none() => {
-                if a != "claude-code" && a != "codex" {
+                if !Agent::with_hooks().any(|h| h.name() == a) {
                     return Err(format!(
-                        "invalid value '{a}' for '<AGENT>' [possible values: claude-code, codex]"
+                        "invalid value '{a}' for '<AGENT>' [possible values: {}]",
+                        agent_names()
                     ));
                 }
                 agent = Some(a.to_string());
@@ -101,7 +119,7 @@ fn main() -> ExitCode {
     let args = match parse(std::env::args().skip(1)) {
         Ok(Command::Run(a)) => a,
         Ok(Command::Help) => {
-            print!("{USAGE}");
+            print!("{}", usage());
             return ExitCode::SUCCESS;
         }
         Ok(Command::Version) => {
@@ -110,49 +128,16 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             // A usage error blocks like any other failure (exit 2), as clap's usage errors did.
-            eprintln!("error: {e}\n\n{USAGE}");
+            eprintln!("error: {e}\n\n{}", usage());
             return ExitCode::from(2);
         }
     };
-    let block = |why: String| {
-        eprintln!("guardian-hook: blocked because the guardian server could not decide: {why}");
-        ExitCode::from(2)
+    let call = HookCall {
+        program: "guardian-hook",
+        agent: &args.agent,
+        server: &args.server,
+        unreviewed: args.unreviewed.as_deref(),
+        timeout: std::time::Duration::from_secs(args.timeout),
     };
-    let mut body = Vec::new();
-    if let Err(e) = std::io::stdin().read_to_end(&mut body) {
-        return block(format!("cannot read the hook input: {e}"));
-    }
-    let mut url = format!(
-        "{}/v1/hooks/{}",
-        args.server.trim_end_matches('/'),
-        args.agent
-    );
-    if let Some(mode) = &args.unreviewed {
-        url.push_str(&format!("?unreviewed={mode}"));
-    }
-    let parsed = match url::Url::parse(&url) {
-        Ok(u) if u.scheme() == "http" => u,
-        Ok(_) => {
-            return block(format!(
-                "{url}: guardian-hook speaks http:// only (use `guardian hook` for https://)"
-            ));
-        }
-        Err(e) => return block(format!("{url}: {e}")),
-    };
-    let token = std::env::var("GUARDIAN_TOKEN")
-        .ok()
-        .filter(|t| !t.is_empty());
-    let answer = match guardian::integrations::hook_client::forward_plain(
-        &parsed,
-        &body,
-        token.as_deref(),
-        std::time::Duration::from_secs(args.timeout),
-    ) {
-        Ok(a) => a,
-        Err(e) => return block(e.to_string()),
-    };
-    match guardian::integrations::hook_client::emit(&answer, &mut std::io::stdout().lock()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => block(e.to_string()),
-    }
+    answer(&call, forward_http_only)
 }

@@ -1,50 +1,20 @@
-//! `guardian hook`: forward one agent hook input to a running server (a failure blocks).
+//! `guardian hook <agent>`: forward one agent hook input to a running server (a failure blocks).
 
-use std::io::Read;
 use std::process::ExitCode;
 
-use clap::Subcommand;
-
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use guardian::integrations::Agent;
+use guardian::integrations::hook_client::{HookCall, answer as answer_hook, forward};
 
 /// `guardian hook`'s arguments.
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    #[command(subcommand)]
-    pub(crate) agent: HookAgent,
-}
-
-pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
-    Ok(answer(&a))
-}
-
-/// Forwards the hook input for the agent named (synchronously: `main` calls this before any
-/// runtime starts).
-pub(crate) fn answer(a: &Args) -> ExitCode {
-    match &a.agent {
-        HookAgent::ClaudeCode { hook } => forward_hook(hook, "claude-code"),
-        HookAgent::Codex { hook } => forward_hook(hook, "codex"),
-    }
-}
-
-#[derive(Subcommand)]
-pub(crate) enum HookAgent {
-    /// A Codex command hook (PreToolUse / PermissionRequest, `[[hooks.PreToolUse]]` in
-    /// config.toml): hook JSON on stdin, the answer on stdout; exit 2 (block) on any failure.
-    Codex {
-        #[command(flatten)]
-        hook: HookArgs,
-    },
-    /// A Claude Code command hook: hook JSON on stdin, the hook's answer on stdout. If the
-    /// server cannot answer, exits 2 with the reason on stderr, which makes Claude Code block.
-    ClaudeCode {
-        #[command(flatten)]
-        hook: HookArgs,
-    },
-}
-
-/// What every command hook takes.
-#[derive(clap::Args)]
-pub(crate) struct HookArgs {
+    /// The agent whose command hook this is (Claude Code's, or Codex's `[[hooks.PreToolUse]]` /
+    /// `[[hooks.PermissionRequest]]` in config.toml): hook JSON on stdin, the hook's answer on
+    /// stdout. If the server cannot answer, exits 2 with the reason on stderr, which makes the
+    /// agent block.
+    #[arg(value_parser = hook_agents())]
+    pub(crate) agent: Agent,
     /// The guardian server.
     #[arg(long, default_value = "http://127.0.0.1:8700")]
     server: String,
@@ -58,34 +28,27 @@ pub(crate) struct HookArgs {
     unreviewed: Option<guardian::config::Unreviewed>,
 }
 
-/// Forwards a hook input to the server and prints its answer. An empty answer (`{}`: no
-/// decision) prints nothing, which every agent reads as "no objection". Any failure exits 2 with
-/// the reason on stderr: a block.
-pub(crate) fn forward_hook(args: &HookArgs, agent: &str) -> ExitCode {
-    let block = |why: String| {
-        eprintln!("guardian hook: blocked because the guardian server could not decide: {why}");
-        ExitCode::from(2)
+/// The agents with hooks, as the values `guardian hook` takes.
+fn hook_agents() -> impl TypedValueParser<Value = Agent> {
+    PossibleValuesParser::new(
+        Agent::with_hooks().map(|a| PossibleValue::new(a.name()).help(a.info().title)),
+    )
+    .try_map(|name| Agent::from_name(&name).ok_or("not an agent with hooks"))
+}
+
+pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
+    Ok(answer(&a))
+}
+
+/// Forwards the hook input for the agent named and prints its answer (synchronously: `main`
+/// calls this before any runtime starts).
+pub(crate) fn answer(a: &Args) -> ExitCode {
+    let call = HookCall {
+        program: "guardian hook",
+        agent: a.agent.name(),
+        server: &a.server,
+        unreviewed: a.unreviewed.map(|m| m.as_str()),
+        timeout: std::time::Duration::from_secs(a.timeout),
     };
-    let mut body = Vec::new();
-    if let Err(e) = std::io::stdin().read_to_end(&mut body) {
-        return block(format!("cannot read the hook input: {e}"));
-    }
-    let mut url = format!("{}/v1/hooks/{agent}", args.server.trim_end_matches('/'));
-    if let Some(mode) = args.unreviewed {
-        url.push_str(&format!("?unreviewed={}", mode.as_str()));
-    }
-    let token = guardian::transport::client_token();
-    let text = match guardian::integrations::hook_client::forward(
-        &url,
-        body,
-        token.as_deref(),
-        std::time::Duration::from_secs(args.timeout),
-    ) {
-        Ok(t) => t,
-        Err(e) => return block(e.to_string()),
-    };
-    match guardian::integrations::hook_client::emit(&text, &mut std::io::stdout().lock()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => block(e.to_string()),
-    }
+    answer_hook(&call, forward)
 }

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 pub(crate) struct Args {
     /// The agent.
     #[arg(value_enum)]
-    pub(crate) agent: guardian::integrations::install::Target,
+    pub(crate) agent: guardian::integrations::Agent,
     /// The user's settings file or the project's.
     #[arg(long, value_enum, default_value = "project")]
     pub(crate) scope: guardian::integrations::install::Scope,
@@ -56,7 +56,7 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         anyhow::bail!("guardian install: $HOME is not set");
     };
     let opts = guardian::integrations::install::Options {
-        target: a.agent,
+        agent: a.agent,
         scope: a.scope,
         server: a.server,
         command: a.command.unwrap_or_else(guardian_command),

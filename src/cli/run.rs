@@ -5,6 +5,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use guardian::integrations::Agent;
+
 use super::{build, load};
 use super::local_model::use_local_model_if_running;
 
@@ -17,7 +20,7 @@ pub(crate) struct Args {
     pub(crate) config: Option<PathBuf>,
     /// The agent the command runs (auto: from the program's name: claude, codex, opencode;
     /// anything else is generic and only gets GUARDIAN_URL).
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_parser = run_agents(), default_value = "auto")]
     pub(crate) agent: RunAgent,
     /// Use this running guardian server instead of starting one.
     #[arg(long)]
@@ -35,18 +38,32 @@ pub(crate) struct Args {
 }
 
 /// `guardian run --agent`.
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy)]
 pub(crate) enum RunAgent {
     /// From the program's name.
     Auto,
-    /// Claude Code.
-    ClaudeCode,
-    /// Codex.
-    Codex,
-    /// OpenCode.
-    Opencode,
+    /// One of the agents.
+    Agent(Agent),
     /// Any other program: GUARDIAN_URL only.
     Generic,
+}
+
+/// `auto`, every agent, `generic`.
+fn run_agents() -> impl TypedValueParser<Value = RunAgent> {
+    let mut values = vec![PossibleValue::new("auto").help("From the program's name")];
+    values.extend(
+        Agent::ALL
+            .iter()
+            .map(|a| PossibleValue::new(a.name()).help(a.info().title)),
+    );
+    values.push(PossibleValue::new("generic").help("Any other program: GUARDIAN_URL only"));
+    PossibleValuesParser::new(values).try_map(|v| match v.as_str() {
+        "auto" => Ok(RunAgent::Auto),
+        "generic" => Ok(RunAgent::Generic),
+        name => Agent::from_name(name)
+            .map(RunAgent::Agent)
+            .ok_or("not an agent"),
+    })
 }
 
 /// A fresh bearer token: 32 random bytes, hex.
@@ -61,16 +78,14 @@ pub(crate) const EXIT_DENIED: u8 = 3;
 
 /// Runs the agent behind guardian.
 pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
-    use guardian::integrations::run::{self as agent_run, Agent, Endpoint};
+    use guardian::integrations::run::{self as agent_run, Endpoint};
     let Some(program) = a.command.first() else {
         anyhow::bail!("guardian run: no agent command given after --");
     };
     let agent = match a.agent {
         RunAgent::Auto => Agent::detect(program),
-        RunAgent::ClaudeCode => Agent::ClaudeCode,
-        RunAgent::Codex => Agent::Codex,
-        RunAgent::Opencode => Agent::Opencode,
-        RunAgent::Generic => Agent::Generic,
+        RunAgent::Agent(agent) => Some(agent),
+        RunAgent::Generic => None,
     };
     let mut cfg = load(a.config.as_ref())?;
     // Headless: nobody can answer a question, so what nothing could review is denied.
@@ -146,10 +161,10 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     eprintln!(
         "guardian run: {} ({}) with guardian at {}",
         program,
-        agent.as_str(),
+        agent.map_or("generic", Agent::name),
         endpoint.url
     );
-    let bridge_task = start_bridge(wired.opencode.as_ref(), server.as_ref().map(|(g, _, _)| g), &endpoint.url)?;
+    let bridge_task = start_bridge(wired.bridge.as_ref(), server.as_ref().map(|(g, _, _)| g), &endpoint.url)?;
     let code = agent_run::run_agent(&wired).await;
     if let Some(t) = bridge_task {
         t.abort();

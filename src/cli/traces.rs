@@ -4,6 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Subcommand;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use guardian::integrations::Agent;
 
 
 /// `guardian traces`'s arguments.
@@ -23,7 +25,7 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// `guardian traces import` formats.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TraceFormat {
     /// R-Judge's JSON.
     Rjudge,
@@ -31,10 +33,31 @@ pub(crate) enum TraceFormat {
     Redcode,
     /// NL2Bash's all.nl and all.cm.
     Nl2bash,
-    /// Claude Code session transcripts.
-    ClaudeCode,
-    /// Codex rollout files.
-    Codex,
+    /// An agent's recorded sessions (Claude Code transcripts, Codex rollout files).
+    Agent(Agent),
+}
+
+/// The datasets, then every agent whose recorded sessions guardian reads.
+fn trace_formats() -> impl TypedValueParser<Value = TraceFormat> {
+    let mut values = vec![
+        PossibleValue::new("rjudge").help("R-Judge's JSON"),
+        PossibleValue::new("redcode").help("RedCode-Exec's indexN.json files"),
+        PossibleValue::new("nl2bash").help("NL2Bash's all.nl and all.cm"),
+    ];
+    values.extend(
+        Agent::ALL
+            .iter()
+            .filter(|a| a.integration().session_reader().is_some())
+            .map(|a| PossibleValue::new(a.name()).help(format!("{} sessions", a.info().title))),
+    );
+    PossibleValuesParser::new(values).try_map(|v| match v.as_str() {
+        "rjudge" => Ok(TraceFormat::Rjudge),
+        "redcode" => Ok(TraceFormat::Redcode),
+        "nl2bash" => Ok(TraceFormat::Nl2bash),
+        name => Agent::from_name(name)
+            .map(TraceFormat::Agent)
+            .ok_or("not a trace format"),
+    })
 }
 
 #[derive(Subcommand)]
@@ -43,7 +66,7 @@ pub(crate) enum TracesCommand {
     /// `claude-code <transcript.jsonl>…`, `codex <rollout.jsonl>…`.
     Import {
         /// The dataset or trace format.
-        #[arg(value_enum)]
+        #[arg(value_parser = trace_formats())]
         format: TraceFormat,
         /// The input files.
         #[arg(required = true)]
@@ -94,7 +117,7 @@ pub(crate) fn traces_import(
             }
             _ => Err("nl2bash takes two files: all.nl all.cm".into()),
         },
-        TraceFormat::ClaudeCode | TraceFormat::Codex => {
+        TraceFormat::Agent(agent) => {
             let mut imported = Vec::new();
             for f in files {
                 let text = match read(f) {
@@ -104,12 +127,7 @@ pub(crate) fn traces_import(
                     }
                 };
                 let source = f.display().to_string();
-                let got = if format == TraceFormat::Codex {
-                    guardian::eval::agent_traces::from_codex(&text, &source)
-                } else {
-                    guardian::eval::agent_traces::from_claude_code(&text, &source)
-                };
-                match got {
+                match guardian::eval::agent_traces::import(agent, &text, &source) {
                     Ok(c) => imported.extend(c),
                     Err(e) => {
                         anyhow::bail!("guardian traces: {}: {e}", f.display());

@@ -60,6 +60,9 @@ pub enum Error {
         /// What serde said.
         source: serde_json::Error,
     },
+    /// An agent whose sessions guardian does not read.
+    #[error("{0}: guardian reads no recorded sessions of this agent")]
+    NoSessions(String),
     /// R-Judge data that is not a list of records.
     #[error("expected a JSON array of records")]
     NotRecords,

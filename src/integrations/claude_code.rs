@@ -1,22 +1,50 @@
-//! Claude Code hooks: PreToolUse and PermissionRequest inputs in, their exact outputs back.
+//! Claude Code: its hooks (PreToolUse and PermissionRequest inputs in, their exact outputs
+//! back), its settings snippet, its wiring for `guardian run` and its transcripts for eval.
 //!
-//! This module owns the translation between Claude Code's hook wire format and API v1:
-//! `tool_name`/`tool_input` become a guardian action (Bash → shell, Read → read,
-//! Write/Edit/MultiEdit/NotebookEdit → write, WebFetch → fetch, `mcp__server__tool` → mcp),
+//! This module owns Claude Code's hook wire format, which Codex shares ([`HookInput`]), and its
+//! translation into API v1 ([`translate`]): `tool_name`/`tool_input` become a guardian action
+//! (Bash → shell, Read → read, Write/Edit/MultiEdit/NotebookEdit → write, WebFetch → fetch,
+//! `mcp__server__tool` → mcp; the tools another hook agent added come from its file),
 //! `session_id` and `cwd` become the session, and the JSONL transcript at `transcript_path`
-//! (when readable) becomes the review transcript. Hook inputs are Claude Code's format, so unknown
-//! fields are accepted: Claude Code adds fields over time. Codex sends the same input format; its
-//! PermissionRequest's `approval_context` and Claude Code's `dangerouslyDisableSandbox` become an
-//! [`Escalation`]. What goes back to each agent is [`super::contract`]'s business.
+//! (when readable) becomes the review transcript. Hook inputs are Claude Code's format, so
+//! unknown fields are accepted: Claude Code adds fields over time. Claude Code's own
+//! `dangerouslyDisableSandbox` becomes an [`Escalation`]. The rest is Claude Code's alone: the
+//! output its hook parser accepts ([`render`]), the PreToolUse hook in `settings.json`
+//! ([`claude_code_entry`]), the `--settings` of `guardian run` ([`claude_code_args`]) and the
+//! transcript reader of `guardian traces import` ([`read_session`]).
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
 
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use super::contract::{Event, HookAnswer, specific_output};
+use super::install::{
+    HOOK_TIMEOUT_S, HookKind, Options, Scope, SettingsError, command_note, hook_command, object_at,
+    parse_json_object, pretty_json,
+};
+use super::run::{Endpoint, RunError, has_flag, option_value};
+use super::{
+    Agent, AgentIntegration, Hooks, Info, Merged, RecordedCall, RecordedSession, SessionReader,
+    Wiring,
+};
 use crate::request::{
     Action, Escalation, EscalationKind, ReviewRequest, Role, SessionInfo, TranscriptEntry,
 };
+use crate::verdict::Decision;
+
+/// Claude Code's facts.
+pub const INFO: Info = Info {
+    name: "claude-code",
+    title: "Claude Code",
+    program: "claude",
+    hooks: true,
+};
+
+/// Claude Code's integration.
+pub struct Integration;
 
 /// Transcript lines read from the end of a transcript file, at most.
 const MAX_TRANSCRIPT_LINES: usize = 200;
@@ -133,10 +161,10 @@ pub enum Translation {
     Unknown(String),
 }
 
-/// Tools that touch nothing outside the conversation (Claude Code's tools reference, Codex's
-/// `update_plan`): they pass with no decision, so subagents, questions to the user, plan mode
-/// and worktrees keep working. `ReadMcpResourceTool` is not one: it reads from an MCP server and
-/// is judged as an MCP call.
+/// Claude Code's tools that touch nothing outside the conversation (its tools reference): they
+/// pass with no decision, so subagents, questions to the user, plan mode and worktrees keep
+/// working. `ReadMcpResourceTool` is not one: it reads from an MCP server and is judged as an
+/// MCP call.
 pub const NO_OP_TOOLS: &[&str] = &[
     "Agent",
     "Task",
@@ -164,43 +192,44 @@ pub const NO_OP_TOOLS: &[&str] = &[
     "WebSearch",
     "SlashCommand",
     "Skill",
-    "update_plan",
 ];
 
 /// The tools guardian judges in Claude Code, as a hook `matcher`. Claude Code reads a matcher
 /// with characters beyond `[A-Za-z0-9_|]` as an unanchored regex, so it is anchored here.
 pub const CLAUDE_CODE_MATCHER: &str = "^(Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS|WebFetch|ReadMcpResourceTool|mcp__.*)$";
-/// The tools guardian judges in Codex, as a hook `matcher` (`apply_patch` also matches Codex's
-/// `Write`/`Edit` aliases).
-pub const CODEX_MATCHER: &str = "Bash|apply_patch|mcp__.*";
 
-fn s(v: &Value, key: &str) -> Option<String> {
+/// A string field of a JSON object.
+pub(super) fn s(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
-/// Whether guardian translates this tool into actions.
-fn is_known(tool: &str) -> bool {
-    matches!(
-        tool,
-        "Bash"
-            | "shell"
-            | "exec_command"
-            | "local_shell"
-            | "apply_patch"
-            | "Read"
-            | "Write"
-            | "Edit"
-            | "MultiEdit"
-            | "NotebookEdit"
-            | "WebFetch"
-            | "Glob"
-            | "Grep"
-            | "LS"
-            | "ReadMcpResourceTool"
-    ) || tool.starts_with("mcp__")
+/// A field of `tool_input` that `tool` needs.
+pub(super) fn need(ti: &Value, field: &'static str, tool: &str) -> Result<String, HookError> {
+    s(ti, field).ok_or_else(|| HookError::Missing {
+        field,
+        tool: tool.to_string(),
+    })
 }
 
-/// Translates a hook input into review requests.
+/// The hook agent whose endpoint an input came to (`agent`, set by the endpoint); the first
+/// hook agent (Claude Code) when none is named.
+fn answering(input: &HookInput) -> &'static dyn Hooks {
+    let agent = input
+        .agent
+        .as_deref()
+        .and_then(Agent::from_name)
+        .filter(|a| a.info().hooks)
+        .unwrap_or_else(Agent::hook_default);
+    agent.integration().hooks().unwrap_or(&Integration)
+}
+
+/// Every hook agent's hooks, in the list's order.
+fn every_hook_agent() -> impl Iterator<Item = &'static dyn Hooks> {
+    Agent::with_hooks().filter_map(|a| a.integration().hooks())
+}
+
+/// Translates a hook input into review requests. A tool any hook agent added to the format is
+/// understood; the escalation rules are those of the agent whose endpoint was called.
 pub fn translate(input: &HookInput) -> Result<Translation, HookError> {
     if !matches!(
         input.hook_event_name.as_str(),
@@ -211,35 +240,19 @@ pub fn translate(input: &HookInput) -> Result<Translation, HookError> {
     let tool = input.tool_name.as_deref().ok_or(HookError::NoToolName)?;
     let ti = input.tool_input.clone().unwrap_or(Value::Null);
     let cwd = input.cwd.clone();
-    if NO_OP_TOOLS.contains(&tool) {
+    if every_hook_agent().any(|h| h.no_op_tools().contains(&tool)) {
         return Ok(Translation::Pass(format!(
             "{tool} touches nothing outside the conversation"
         )));
     }
-    if !is_known(tool) {
+    let Some(actions) = every_hook_agent().find_map(|h| h.tool_actions(tool, &ti, cwd.as_deref()))
+    else {
         return Ok(Translation::Unknown(tool.to_string()));
-    }
-    let escalation = escalation(input, &ti)?;
-    let mut actions: Vec<Action> = match tool {
-        "apply_patch" => {
-            let patch = s(&ti, "command")
-                .or_else(|| s(&ti, "patch"))
-                .or_else(|| s(&ti, "input"))
-                .ok_or(HookError::NoPatch)?;
-            patch_actions(&patch, cwd.as_deref())?
-        }
-        _ => vec![single_action(tool, &ti, &cwd)?],
     };
-    let network = input
-        .network_approval_context
-        .as_ref()
-        .or_else(|| ti.get("network_approval_context"))
-        .or_else(|| ti.get("networkApprovalContext"))
-        .filter(|v| !v.is_null());
-    if let Some(ctx) = network {
-        // Codex asks for network access on behalf of a command: the command runs either way, so
-        // both the command and the host it wants to reach must be allowed.
-        actions.push(network_action(ctx)?);
+    let escalation = answering(input).escalation(input, &ti)?;
+    let mut actions = actions?;
+    for h in every_hook_agent() {
+        actions.extend(h.extra_actions(input, &ti)?);
     }
     let transcript_entries = input
         .transcript_path
@@ -250,7 +263,10 @@ pub fn translate(input: &HookInput) -> Result<Translation, HookError> {
         .iter()
         .find(|e| e.role == Role::User)
         .map(|e| e.content.clone());
-    let agent = input.agent.clone().unwrap_or_else(|| "claude-code".into());
+    let agent = input
+        .agent
+        .clone()
+        .unwrap_or_else(|| Agent::hook_default().name().to_string());
     let session = SessionInfo {
         id: input.session_id.clone(),
         agent: Some(match &input.agent_type {
@@ -286,145 +302,58 @@ pub fn translate(input: &HookInput) -> Result<Translation, HookError> {
     ))
 }
 
-/// The escalation a hook input asks for, if any.
-///
-/// - Codex PermissionRequest: Codex fires it where it would show its own approval prompt, which
-///   asks for more than the sandbox gives. When the input carries `approval_context`
-///   (`sandbox_permissions`: `use_default` | `require_escalated` | `with_additional_permissions`,
-///   with `additional_permissions.file_system.read|write` absolute paths and
-///   `network.enabled`; `justification`), it is read exactly; without it the request is taken
-///   as the widest one, `require_escalated` (fail closed), with `tool_input.description` (Codex's
-///   justification text) as the justification.
-/// - Claude Code Bash `dangerouslyDisableSandbox: true` asks to run outside the sandbox.
-fn escalation(input: &HookInput, ti: &Value) -> Result<Option<Escalation>, HookError> {
-    let unsandboxed = |justification: Option<String>| {
-        Some(Escalation {
-            kind: EscalationKind::Unsandboxed,
-            read: Vec::new(),
-            write: Vec::new(),
-            network: false,
-            justification,
-        })
-    };
-    if input.agent.as_deref() == Some("codex") && input.hook_event_name == "PermissionRequest" {
-        let ctx = input
-            .approval_context
-            .as_ref()
-            .or_else(|| ti.get("approval_context"))
-            .filter(|v| !v.is_null());
-        let Some(ctx) = ctx else {
-            return Ok(unsandboxed(s(ti, "description")));
-        };
-        let justification = s(ctx, "justification").or_else(|| s(ti, "description"));
-        return match s(ctx, "sandbox_permissions").as_deref() {
-            Some("use_default") => Ok(None),
-            None | Some("require_escalated") => Ok(unsandboxed(justification)),
-            Some("with_additional_permissions") => {
-                let extra = ctx.get("additional_permissions").unwrap_or(&Value::Null);
-                let paths = |key: &str| -> Result<Vec<String>, HookError> {
-                    let field =
-                        format!("approval_context.additional_permissions.file_system.{key}");
-                    match extra.get("file_system").and_then(|f| f.get(key)) {
-                        None | Some(Value::Null) => Ok(Vec::new()),
-                        Some(Value::Array(items)) => items
-                            .iter()
-                            .map(|p| {
-                                p.as_str()
-                                    .filter(|p| !p.trim().is_empty())
-                                    .map(str::to_string)
-                                    .ok_or_else(|| HookError::EmptyPath {
-                                        field: field.clone(),
-                                    })
-                            })
-                            .collect(),
-                        Some(_) => Err(HookError::PathsNotAList { field }),
-                    }
-                };
-                let esc = Escalation {
-                    kind: EscalationKind::AdditionalPermissions,
-                    read: paths("read")?,
-                    write: paths("write")?,
-                    network: extra
-                        .get("network")
-                        .and_then(|n| n.get("enabled"))
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false),
-                    justification,
-                };
-                if esc.read.len() + esc.write.len() > crate::request::MAX_ESCALATION_PATHS {
-                    return Err(HookError::TooManyPaths(
-                        crate::request::MAX_ESCALATION_PATHS,
-                    ));
-                }
-                Ok(Some(esc))
-            }
-            Some(other) => Err(HookError::UnknownSandboxPermissions(other.to_string())),
-        };
-    }
+/// An escalation to run outside the sandbox, with the agent's justification.
+pub(super) fn unsandboxed(justification: Option<String>) -> Option<Escalation> {
+    Some(Escalation {
+        kind: EscalationKind::Unsandboxed,
+        read: Vec::new(),
+        write: Vec::new(),
+        network: false,
+        justification,
+    })
+}
+
+/// Claude Code's escalation: Bash `dangerouslyDisableSandbox: true` asks to run outside the
+/// sandbox.
+pub(super) fn sandbox_escalation(ti: &Value) -> Option<Escalation> {
     if ti.get("dangerouslyDisableSandbox").and_then(Value::as_bool) == Some(true) {
-        return Ok(unsandboxed(None));
+        return unsandboxed(None);
     }
-    Ok(None)
+    None
 }
 
-/// The host a Codex network-access approval asks for, as a fetch action.
-///
-/// Codex's managed network proxy asks for approval when a command reaches a host the network
-/// policy does not cover; the request carries `network_approval_context: {host, protocol}` with
-/// protocol `http`, `https` (alias `https_connect`, `http-connect`), `socks5_tcp` or `socks5_udp`.
-/// It reaches hooks inside `tool_input` (and the app server's `networkApprovalContext`).
-fn network_action(ctx: &Value) -> Result<Action, HookError> {
-    let host = s(ctx, "host")
-        .map(|h| h.trim().to_string())
-        .filter(|h| !h.is_empty())
-        .ok_or(HookError::NoHost)?;
-    let scheme = match s(ctx, "protocol").as_deref() {
-        Some("http") | Some("Http") => "http",
-        Some("socks5_tcp") | Some("socks5_udp") | Some("Socks5Tcp") | Some("Socks5Udp") => "socks5",
-        // https, https_connect, http-connect, or missing: the common case is TLS through CONNECT.
-        _ => "https",
-    };
-    let url = format!("{scheme}://{host}/");
-    match url::Url::parse(&url) {
-        Ok(u) if u.host_str().is_some() => Ok(Action::Fetch { url }),
-        _ => Err(HookError::InvalidHost(host)),
-    }
-}
-
-/// The action of a single-target tool call.
-fn single_action(tool: &str, ti: &Value, cwd: &Option<String>) -> Result<Action, HookError> {
-    let cwd = cwd.clone();
-    let need = |field: &'static str| {
-        s(ti, field).ok_or_else(|| HookError::Missing {
-            field,
-            tool: tool.to_string(),
-        })
-    };
-    Ok(match tool {
-        // Codex names its shell tool `Bash` in hook inputs; older builds and forks say `shell`.
-        "Bash" | "shell" | "exec_command" | "local_shell" => Action::Shell {
-            command: need("command")?,
+/// The action of one of Claude Code's tools (`None`: not one of them).
+fn claude_code_action(
+    tool: &str,
+    ti: &Value,
+    cwd: Option<&str>,
+) -> Option<Result<Action, HookError>> {
+    let cwd = cwd.map(str::to_string);
+    let need = |field: &'static str| need(ti, field, tool);
+    let action = match tool {
+        "Bash" => need("command").map(|command| Action::Shell {
+            command,
             cwd: cwd.clone(),
-        },
-        "Read" => Action::Read {
-            path: need("file_path")?,
+        }),
+        "Read" => need("file_path").map(|path| Action::Read {
+            path,
             cwd: cwd.clone(),
             recursive: false,
-        },
-        "Write" => Action::Write {
-            path: need("file_path")?,
+        }),
+        "Write" => need("file_path").map(|path| Action::Write {
+            path,
             cwd: cwd.clone(),
             content: s(ti, "content"),
             diff: None,
-        },
-        "Edit" => Action::Write {
-            path: need("file_path")?,
+        }),
+        "Edit" => need("file_path").map(|path| Action::Write {
+            path,
             cwd: cwd.clone(),
             content: None,
             diff: Some(edit_diff(std::slice::from_ref(ti))),
-        },
-        "MultiEdit" => Action::Write {
-            path: need("file_path")?,
+        }),
+        "MultiEdit" => need("file_path").map(|path| Action::Write {
+            path,
             cwd: cwd.clone(),
             content: None,
             diff: Some(edit_diff(
@@ -432,87 +361,41 @@ fn single_action(tool: &str, ti: &Value, cwd: &Option<String>) -> Result<Action,
                     .and_then(Value::as_array)
                     .map_or(&[][..], |v| v.as_slice()),
             )),
-        },
-        "NotebookEdit" => Action::Write {
-            path: need("notebook_path")?,
+        }),
+        "NotebookEdit" => need("notebook_path").map(|path| Action::Write {
+            path,
             cwd: cwd.clone(),
             content: s(ti, "new_source"),
             diff: None,
-        },
-        "WebFetch" => Action::Fetch { url: need("url")? },
+        }),
+        "WebFetch" => need("url").map(|url| Action::Fetch { url }),
         // Grep and Glob search a directory tree; LS lists one directory.
-        "Glob" | "Grep" | "LS" => Action::Read {
+        "Glob" | "Grep" | "LS" => Ok(Action::Read {
             path: s(ti, "path")
                 .or_else(|| cwd.clone())
                 .unwrap_or_else(|| ".".into()),
             cwd: cwd.clone(),
             recursive: tool != "LS",
-        },
+        }),
         // Reading an MCP resource sends a request to that server: judged as an MCP call.
-        "ReadMcpResourceTool" => Action::Mcp {
-            server: need("server")?,
+        "ReadMcpResourceTool" => need("server").map(|server| Action::Mcp {
+            server,
             tool: "resources/read".into(),
             arguments: ti.clone(),
-        },
+        }),
         t if t.starts_with("mcp__") => {
             let rest = &t["mcp__".len()..];
-            let (server, tool_name) = rest
-                .split_once("__")
-                .ok_or_else(|| HookError::NotMcp(t.to_string()))?;
-            Action::Mcp {
-                server: server.to_string(),
-                tool: tool_name.to_string(),
-                arguments: ti.clone(),
-            }
+            rest.split_once("__")
+                .map(|(server, tool_name)| Action::Mcp {
+                    server: server.to_string(),
+                    tool: tool_name.to_string(),
+                    arguments: ti.clone(),
+                })
+                .ok_or_else(|| HookError::NotMcp(t.to_string()))
         }
-        other => return Err(HookError::UnknownTool(other.to_string())),
-    })
-}
-
-/// The files a Codex `apply_patch` body adds, updates, deletes or moves, as write actions.
-pub fn patch_actions(patch: &str, cwd: Option<&str>) -> Result<Vec<Action>, HookError> {
-    let mut actions: Vec<Action> = Vec::new();
-    let mut current: Option<(String, String)> = None;
-    let flush = |cur: &mut Option<(String, String)>, actions: &mut Vec<Action>| {
-        if let Some((path, body)) = cur.take() {
-            actions.push(Action::Write {
-                path,
-                cwd: cwd.map(str::to_string),
-                content: None,
-                diff: Some(body),
-            });
-        }
+        _ => return None,
     };
-    for line in patch.lines() {
-        // A move's destination (`*** Move to:`) is written too, so it starts its own entry.
-        let header = [
-            "*** Add File: ",
-            "*** Update File: ",
-            "*** Delete File: ",
-            "*** Move to: ",
-        ]
-        .iter()
-        .find_map(|h| line.strip_prefix(h).map(|p| (*h, p.trim().to_string())));
-        match header {
-            Some((_, path)) => {
-                flush(&mut current, &mut actions);
-                current = Some((path, format!("{line}\n")));
-            }
-            None => {
-                if let Some((_, body)) = current.as_mut() {
-                    if !line.starts_with("*** End Patch") {
-                        body.push_str(line);
-                        body.push('\n');
-                    }
-                }
-            }
-        }
-    }
-    flush(&mut current, &mut actions);
-    if actions.is_empty() {
-        return Err(HookError::EmptyPatch);
-    }
-    Ok(actions)
+    Some(action)
 }
 
 /// `old_string`/`new_string` pairs as a readable diff.
@@ -546,72 +429,8 @@ fn read_transcript_settled(path: &str) -> Vec<TranscriptEntry> {
     entries
 }
 
-/// A Codex rollout `response_item`'s payload as a transcript entry: user and assistant messages
-/// (not the context Codex injects into every session), tool calls and their outputs.
-fn codex_rollout_entry(p: &Value) -> Option<TranscriptEntry> {
-    let text_of = |content: Option<&Value>| match content {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|x| x.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    };
-    match p.get("type").and_then(Value::as_str)? {
-        "message" => {
-            let role = match p.get("role").and_then(Value::as_str)? {
-                "user" => Role::User,
-                "assistant" => Role::Assistant,
-                _ => return None,
-            };
-            let text = text_of(p.get("content"));
-            let t = text.trim_start();
-            if t.is_empty()
-                || t.starts_with("<environment_context>")
-                || t.starts_with("<user_instructions>")
-                || t.starts_with("<permissions instructions>")
-                || t.starts_with("# AGENTS.md")
-            {
-                return None;
-            }
-            Some(TranscriptEntry {
-                role,
-                content: text,
-                name: None,
-            })
-        }
-        "function_call" | "custom_tool_call" => {
-            let tool = p.get("name").and_then(Value::as_str).unwrap_or("a tool");
-            Some(TranscriptEntry {
-                role: Role::Assistant,
-                content: format!(
-                    "calls {tool}: {}",
-                    p.get("arguments")
-                        .or_else(|| p.get("input"))
-                        .map(|a| a.as_str().map_or_else(|| a.to_string(), str::to_string))
-                        .unwrap_or_default()
-                ),
-                name: Some(tool.to_string()),
-            })
-        }
-        "function_call_output" | "custom_tool_call_output" => Some(TranscriptEntry {
-            role: Role::Tool,
-            content: match p.get("output") {
-                Some(Value::String(t)) => t.clone(),
-                Some(o) => o
-                    .get("content")
-                    .and_then(Value::as_str)
-                    .map_or_else(|| o.to_string(), str::to_string),
-                None => String::new(),
-            },
-            name: Some("tool_result".into()),
-        }),
-        _ => None,
-    }
-}
-
-/// Reads a Claude Code JSONL transcript (or a Codex rollout) (the last lines of it) into transcript entries. An
+/// Reads an agent's JSONL transcript (the last lines of it) into transcript entries, each line
+/// read by the hook agent whose format it is (a Claude Code transcript, a Codex rollout). An
 /// unreadable or malformed file yields what could be read: the transcript is evidence, not input
 /// guardian depends on.
 ///
@@ -646,74 +465,453 @@ pub fn read_transcript(path: &str) -> Vec<TranscriptEntry> {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             continue;
         };
-        let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
-        if kind == "response_item" {
-            // A Codex rollout line (its hooks' `transcript_path` names the session's rollout).
-            out.extend(codex_rollout_entry(
-                v.get("payload").unwrap_or(&Value::Null),
-            ));
-            continue;
+        if let Some(entries) = every_hook_agent().find_map(|h| h.transcript_line(&v)) {
+            out.extend(entries);
         }
+    }
+    out
+}
+
+/// A line of a Claude Code transcript (`{type: user|assistant, message: {content}}`) as
+/// transcript entries: text, tool calls and their results.
+fn transcript_line(v: &Value) -> Option<Vec<TranscriptEntry>> {
+    let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+    let msg = v.get("message")?;
+    let role = match kind {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        _ => return None,
+    };
+    let mut out = Vec::new();
+    match msg.get("content") {
+        Some(Value::String(text)) => out.push(TranscriptEntry {
+            role,
+            content: text.clone(),
+            name: None,
+        }),
+        Some(Value::Array(blocks)) => {
+            for b in blocks {
+                out.extend(block_entry(role, b));
+            }
+        }
+        _ => {}
+    }
+    Some(out)
+}
+
+/// One content block of a transcript message as a transcript entry.
+fn block_entry(role: Role, b: &Value) -> Option<TranscriptEntry> {
+    match b.get("type").and_then(Value::as_str) {
+        Some("text") => b
+            .get("text")
+            .and_then(Value::as_str)
+            .map(|t| TranscriptEntry {
+                role,
+                content: t.to_string(),
+                name: None,
+            }),
+        Some("tool_use") => {
+            let tool = b.get("name").and_then(Value::as_str).unwrap_or("a tool");
+            Some(TranscriptEntry {
+                role: Role::Assistant,
+                content: format!(
+                    "calls {tool}: {}",
+                    b.get("input").map(Value::to_string).unwrap_or_default()
+                ),
+                // A named assistant entry is a tool call (kept by blind evidence).
+                name: Some(tool.to_string()),
+            })
+        }
+        Some("tool_result") => {
+            let content = match b.get("content") {
+                Some(Value::String(t)) => t.clone(),
+                Some(Value::Array(parts)) => parts
+                    .iter()
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            Some(TranscriptEntry {
+                role: Role::Tool,
+                content,
+                name: Some("tool_result".into()),
+            })
+        }
+        _ => None,
+    }
+}
+
+impl Hooks for Integration {
+    fn no_op_tools(&self) -> &'static [&'static str] {
+        NO_OP_TOOLS
+    }
+
+    fn tool_actions(
+        &self,
+        tool: &str,
+        input: &Value,
+        cwd: Option<&str>,
+    ) -> Option<Result<Vec<Action>, HookError>> {
+        claude_code_action(tool, input, cwd).map(|a| a.map(|a| vec![a]))
+    }
+
+    fn escalation(
+        &self,
+        _input: &HookInput,
+        tool_input: &Value,
+    ) -> Result<Option<Escalation>, HookError> {
+        Ok(sandbox_escalation(tool_input))
+    }
+
+    fn transcript_line(&self, line: &Value) -> Option<Vec<TranscriptEntry>> {
+        transcript_line(line)
+    }
+
+    fn render(&self, event: Event, answer: &HookAnswer) -> Value {
+        render(event, answer)
+    }
+}
+
+impl AgentIntegration for Integration {
+    fn hooks(&self) -> Option<&dyn Hooks> {
+        Some(self)
+    }
+
+    fn settings_path(&self, o: &Options) -> PathBuf {
+        match o.scope {
+            Scope::User => o.home.join(".claude/settings.json"),
+            Scope::Project => o.project_dir.join(".claude/settings.json"),
+        }
+    }
+
+    fn merge_settings(&self, old: Option<&str>, o: &Options) -> Result<Merged, SettingsError> {
+        merge_claude_code(old, o)
+    }
+
+    fn wire(&self, args: &[String], ep: &Endpoint) -> Result<Wiring, RunError> {
+        Ok(Wiring {
+            args: claude_code_args(args, ep)?,
+            ..Wiring::default()
+        })
+    }
+
+    fn session_reader(&self) -> Option<SessionReader> {
+        Some(read_session)
+    }
+}
+
+/// Claude Code (hooks reference, code.claude.com/docs/en/hooks): PreToolUse takes
+/// `hookSpecificOutput.permissionDecision` allow | deny | ask with a reason, and the common
+/// fields `continue: false` + `stopReason` stop the agent; PermissionRequest takes
+/// `hookSpecificOutput.decision` `{behavior: allow | deny, message, interrupt}`; `{}` (or no
+/// output) is no decision. A PermissionRequest has no "ask": no decision shows the dialog.
+pub fn render(event: Event, answer: &HookAnswer) -> Value {
+    let specific = |fields: Value| specific_output(event, fields);
+    match (event, answer) {
+        (_, HookAnswer::NoDecision) | (Event::PermissionRequest, HookAnswer::Ask { .. }) => {
+            json!({})
+        }
+        (Event::PreToolUse, HookAnswer::Allow { message }) => specific(json!({
+            "permissionDecision": "allow", "permissionDecisionReason": message
+        })),
+        (Event::PreToolUse, HookAnswer::Ask { message }) => specific(json!({
+            "permissionDecision": "ask", "permissionDecisionReason": message
+        })),
+        (Event::PreToolUse, HookAnswer::Deny { message, interrupt }) => {
+            let mut out = specific(json!({
+                "permissionDecision": "deny", "permissionDecisionReason": message
+            }));
+            if *interrupt && let Some(map) = out.as_object_mut() {
+                map.insert("continue".into(), Value::Bool(false));
+                map.insert("stopReason".into(), json!(message));
+            }
+            out
+        }
+        (Event::PermissionRequest, HookAnswer::Allow { .. }) => {
+            specific(json!({"decision": {"behavior": "allow"}}))
+        }
+        (Event::PermissionRequest, HookAnswer::Deny { message, interrupt }) => {
+            specific(json!({"decision": {
+                "behavior": "deny", "message": message, "interrupt": interrupt
+            }}))
+        }
+    }
+}
+
+/// Claude Code's PreToolUse hook group: the tools guardian judges, one hook that blocks when it
+/// fails (`onFailure: "block"`).
+pub fn claude_code_entry(o: &Options) -> Value {
+    let hook = match o.hook {
+        HookKind::Command => json!({
+            "type": "command",
+            "command": hook_command(o, "claude-code"),
+            "timeout": HOOK_TIMEOUT_S,
+            "onFailure": "block"
+        }),
+        HookKind::Http => {
+            let mut url = format!(
+                "{}{}",
+                o.server.trim_end_matches('/'),
+                Agent::ClaudeCode.hook_path()
+            );
+            if let Some(mode) = o.unreviewed {
+                url.push_str(&format!("?unreviewed={}", mode.as_str()));
+            }
+            json!({"type": "http", "url": url, "timeout": HOOK_TIMEOUT_S, "onFailure": "block"})
+        }
+    };
+    json!({"matcher": CLAUDE_CODE_MATCHER, "hooks": [hook]})
+}
+
+fn merge_claude_code(old: Option<&str>, o: &Options) -> Result<Merged, SettingsError> {
+    let mut root = parse_json_object(old)?;
+    let entry = claude_code_entry(o);
+    let hooks = object_at(&mut root, "hooks", "hooks")?;
+    let groups = hooks
+        .entry("PreToolUse".to_string())
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .ok_or_else(|| SettingsError::NotAnArray("hooks.PreToolUse".into()))?;
+    let ours = |g: &Value| {
+        g["hooks"].as_array().is_some_and(|hs| {
+            hs.iter().any(|h| {
+                h["command"]
+                    .as_str()
+                    .is_some_and(|c| c.contains(" hook claude-code"))
+                    || h["url"]
+                        .as_str()
+                        .is_some_and(|u| u.contains("/v1/hooks/claude-code"))
+            })
+        })
+    };
+    let mut changes = Vec::new();
+    match groups.iter().position(ours) {
+        Some(i) if groups[i] == entry => {}
+        Some(i) => {
+            groups[i] = entry;
+            changes.push(format!(
+                "replaced guardian's PreToolUse hook (hooks.PreToolUse[{i}])"
+            ));
+        }
+        None => {
+            groups.push(entry);
+            changes.push(format!(
+                "added a PreToolUse hook for the tools guardian judges (matcher {CLAUDE_CODE_MATCHER})"
+            ));
+        }
+    }
+    let mut notes = vec![format!(
+        "`onFailure: \"block\"` needs Claude Code 2.1.295 or later; older versions let the call proceed when the hook fails"
+    )];
+    if o.hook == HookKind::Command {
+        notes.push(command_note(&o.command));
+    }
+    notes.push(format!(
+        "start the server first: guardian serve (answers on {})",
+        o.server
+    ));
+    Ok((pretty_json(&Value::Object(root)), changes, notes))
+}
+
+/// Claude Code: guardian's PreToolUse hook in a `--settings` JSON placed before the user's
+/// arguments. A `--settings` the command already has (a file or a JSON string) is merged: its
+/// keys are kept, guardian's hook group is added to its `hooks.PreToolUse`. Flag settings rank
+/// above user and project settings, so `disableAllHooks: false` there keeps a user's
+/// `disableAllHooks: true` from silencing guardian. `--bare` skips settings hooks altogether
+/// and is refused.
+pub fn claude_code_args(args: &[String], ep: &Endpoint) -> Result<Vec<String>, RunError> {
+    if has_flag(args, "--bare") {
+        return Err(RunError::Unenforceable(
+            "claude --bare skips the hooks of every settings source, so guardian could not see a \
+             single tool call; run it without --bare"
+                .into(),
+        ));
+    }
+    let mut rest = args.to_vec();
+    let mut settings = match option_value(args, "--settings") {
+        Some((from, to, value)) => {
+            rest.drain(from..=to);
+            let text = if value.trim_start().starts_with('{') {
+                value
+            } else {
+                crate::config::read_text_file(std::path::Path::new(&value)).map_err(|e| {
+                    RunError::Settings {
+                        flag: "--settings",
+                        message: format!("cannot read {value}: {e}"),
+                    }
+                })?
+            };
+            match serde_json::from_str::<Value>(&text) {
+                Ok(Value::Object(m)) => m,
+                Ok(_) => {
+                    return Err(RunError::Settings {
+                        flag: "--settings",
+                        message: "not a JSON object".into(),
+                    });
+                }
+                Err(e) => {
+                    return Err(RunError::Settings {
+                        flag: "--settings",
+                        message: format!("not JSON: {e}"),
+                    });
+                }
+            }
+        }
+        None => serde_json::Map::new(),
+    };
+    settings.insert("disableAllHooks".into(), Value::Bool(false));
+    let hooks = settings
+        .entry("hooks")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .ok_or(RunError::Settings {
+            flag: "--settings",
+            message: "`hooks` is not an object".into(),
+        })?;
+    let pre = hooks
+        .entry("PreToolUse")
+        .or_insert_with(|| json!([]))
+        .as_array_mut()
+        .ok_or(RunError::Settings {
+            flag: "--settings",
+            message: "`hooks.PreToolUse` is not an array".into(),
+        })?;
+    pre.push(claude_code_entry(&ep.hook_options(Agent::ClaudeCode)));
+    let mut out = vec![
+        "--settings".to_string(),
+        Value::Object(settings).to_string(),
+    ];
+    out.extend(rest);
+    Ok(out)
+}
+
+/// Claude Code's fixed text for a rejected (or interrupted) tool call.
+pub const REJECTION: &str = "The user doesn't want to proceed with this tool use";
+
+/// A transcript entry of a recorded session, whole.
+pub(super) fn entry(role: Role, content: &str, name: Option<&str>) -> TranscriptEntry {
+    TranscriptEntry {
+        role,
+        content: content.to_string(),
+        name: name.map(str::to_string),
+    }
+}
+
+/// The text of a recorded tool result's or message's `content`: a string, a list of text
+/// blocks, or any other value as JSON.
+pub(super) fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(other) if !other.is_null() => other.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// A string field of a recorded line.
+pub(super) fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// Reads a Claude Code transcript (`~/.claude/projects/<project>/<session>.jsonl`, one JSON
+/// object a line) for eval. Lines that are not JSON, or not messages, are skipped: transcripts
+/// carry summaries, snapshots and other bookkeeping. A `tool_result` starting with
+/// [`REJECTION`] is the user rejecting the call (or interrupting it while it ran): a deny;
+/// every other call is unlabeled (that it ran says only that some rule let it).
+pub fn read_session(text: &str) -> RecordedSession {
+    let mut s = RecordedSession::default();
+    // Call id → the tool output text.
+    let mut outputs: HashMap<String, String> = HashMap::new();
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if s.id.is_none() {
+            s.id = str_of(&v, "sessionId").map(str::to_string);
+        }
+        let role = match str_of(&v, "type") {
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            _ => continue,
+        };
+        let cwd = str_of(&v, "cwd");
         let Some(msg) = v.get("message") else {
             continue;
         };
-        let role = match kind {
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            _ => continue,
-        };
         match msg.get("content") {
-            Some(Value::String(text)) => out.push(TranscriptEntry {
-                role,
-                content: text.clone(),
-                name: None,
-            }),
+            Some(Value::String(t)) => s.entries.push(entry(role, t, None)),
             Some(Value::Array(blocks)) => {
                 for b in blocks {
-                    match b.get("type").and_then(Value::as_str) {
-                        Some("text") => {
-                            if let Some(t) = b.get("text").and_then(Value::as_str) {
-                                out.push(TranscriptEntry {
-                                    role,
-                                    content: t.to_string(),
-                                    name: None,
-                                });
-                            }
-                        }
-                        Some("tool_use") => {
-                            let tool = b.get("name").and_then(Value::as_str).unwrap_or("a tool");
-                            out.push(TranscriptEntry {
-                                role: Role::Assistant,
-                                content: format!(
-                                    "calls {tool}: {}",
-                                    b.get("input").map(Value::to_string).unwrap_or_default()
-                                ),
-                                // A named assistant entry is a tool call (kept by blind evidence).
-                                name: Some(tool.to_string()),
-                            })
-                        }
-                        Some("tool_result") => {
-                            let content = match b.get("content") {
-                                Some(Value::String(t)) => t.clone(),
-                                Some(Value::Array(parts)) => parts
-                                    .iter()
-                                    .filter_map(|p| p.get("text").and_then(Value::as_str))
-                                    .collect::<Vec<_>>()
-                                    .join("\n"),
-                                _ => String::new(),
-                            };
-                            out.push(TranscriptEntry {
-                                role: Role::Tool,
-                                content,
-                                name: Some("tool_result".into()),
-                            });
-                        }
-                        _ => {}
-                    }
+                    recorded_block(&mut s, &mut outputs, role, b, cwd);
                 }
             }
             _ => {}
         }
     }
-    out
+    for call in &mut s.calls {
+        let (label, notes) = match outputs.get(&call.id).map(|o| o.trim_start()) {
+            Some(o) if o.starts_with(REJECTION) => (
+                Some(Decision::Deny),
+                "the user rejected this tool call in Claude Code",
+            ),
+            Some(_) => (
+                None,
+                "ran in Claude Code (allowed by a rule or the user: not a recorded human decision)",
+            ),
+            None => (None, "no result recorded for this call"),
+        };
+        call.label = label;
+        call.notes = notes.to_string();
+    }
+    s
+}
+
+/// One content block of a recorded message: text, a tool call, or a tool's result.
+fn recorded_block(
+    s: &mut RecordedSession,
+    outputs: &mut HashMap<String, String>,
+    role: Role,
+    b: &Value,
+    cwd: Option<&str>,
+) {
+    match str_of(b, "type") {
+        Some("text") => {
+            if let Some(t) = str_of(b, "text") {
+                s.entries.push(entry(role, t, None));
+            }
+        }
+        Some("tool_use") => {
+            let (Some(id), Some(name)) = (str_of(b, "id"), str_of(b, "name")) else {
+                return;
+            };
+            let input = b.get("input").cloned().unwrap_or(Value::Null);
+            s.calls.push(RecordedCall {
+                id: id.to_string(),
+                tool: name.to_string(),
+                input: input.clone(),
+                cwd: cwd.map(str::to_string),
+                before: s.entries.len(),
+                label: None,
+                notes: String::new(),
+            });
+            s.entries.push(entry(
+                Role::Assistant,
+                &format!("[tool call {name}] {input}"),
+                Some(name),
+            ));
+        }
+        Some("tool_result") => {
+            let out = content_text(b.get("content"));
+            if let Some(id) = str_of(b, "tool_use_id") {
+                outputs.insert(id.to_string(), out.clone());
+            }
+            s.entries.push(entry(Role::Tool, &out, None));
+        }
+        _ => {}
+    }
 }

@@ -1,36 +1,20 @@
 //! What each agent's hook parser accepts: guardian's answers put in the only shapes that agent
 //! takes.
 //!
-//! This module owns the output contract of the hook adapters. A hook output the agent rejects is
-//! dropped, and a dropped deny is an allow, so every answer kind guardian can give (allow, a rule
-//! or reviewer deny, a breaker-tripped deny, a failure deny, an unknown tool, a question for the
-//! user, no decision) is rendered here per agent and per event, and nowhere else. The rules are
-//! facts taken from the agents' source (named on each function) and checked by the contract
-//! oracle in `tests/it/contracts.rs`.
+//! This module owns the output contract of the hook adapters: the answer kinds guardian can give
+//! (allow, a rule or reviewer deny, a breaker-tripped deny, a failure deny, an unknown tool, a
+//! question for the user, no decision) and [`render`], the one way an answer becomes a hook
+//! output. A hook output the agent rejects is dropped, and a dropped deny is an allow, so each
+//! answer is rendered per agent and per event by that agent's [`super::Hooks::render`] (in its
+//! file, next to the rest of what is its own) and nowhere else. The rules are facts taken from
+//! the agents' source (named on each renderer) and checked by the contract oracle in
+//! `tests/it/contracts.rs`.
 
 use serde_json::{Map, Value, json};
 
+pub use super::Agent;
 use crate::config::Unreviewed;
 use crate::verdict::{Decision, ReviewResponse};
-
-/// The agent whose hook is answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
-    /// Claude Code (HTTP or command hooks).
-    ClaudeCode,
-    /// Codex (command hooks).
-    Codex,
-}
-
-impl Agent {
-    /// The agent's name in URLs and audit records.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude-code",
-            Agent::Codex => "codex",
-        }
-    }
-}
 
 /// The hook event answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,91 +113,24 @@ impl HookAnswer {
 }
 
 /// The hook output for an answer, in the shape `agent` accepts for `event`. An empty object
-/// means "print nothing" (the command hook prints no output for it).
+/// means "print nothing" (the command hook prints no output for it). An agent without hooks is
+/// never answered through one; if it were, the answer takes Claude Code's shape, the format the
+/// hook agents share.
 pub fn render(agent: Agent, event: Event, answer: &HookAnswer) -> Value {
-    match agent {
-        Agent::ClaudeCode => claude_code(event, answer),
-        Agent::Codex => codex(event, answer),
+    match agent.integration().hooks() {
+        Some(hooks) => hooks.render(event, answer),
+        None => super::claude_code::render(event, answer),
     }
 }
 
-/// Claude Code (hooks reference, code.claude.com/docs/en/hooks): PreToolUse takes
-/// `hookSpecificOutput.permissionDecision` allow | deny | ask with a reason, and the common
-/// fields `continue: false` + `stopReason` stop the agent; PermissionRequest takes
-/// `hookSpecificOutput.decision` `{behavior: allow | deny, message, interrupt}`; `{}` (or no
-/// output) is no decision. A PermissionRequest has no "ask": no decision shows the dialog.
 /// `{"hookSpecificOutput": {"hookEventName": <event>, …fields}}`, the shape both agents read.
-fn specific_output(event: Event, fields: Value) -> Value {
+pub(super) fn specific_output(event: Event, fields: Value) -> Value {
     let mut inner = Map::new();
     inner.insert("hookEventName".into(), json!(event.as_str()));
     if let Value::Object(m) = fields {
         inner.extend(m);
     }
     json!({ "hookSpecificOutput": inner })
-}
-
-fn claude_code(event: Event, answer: &HookAnswer) -> Value {
-    let specific = |fields: Value| specific_output(event, fields);
-    match (event, answer) {
-        (_, HookAnswer::NoDecision) | (Event::PermissionRequest, HookAnswer::Ask { .. }) => {
-            json!({})
-        }
-        (Event::PreToolUse, HookAnswer::Allow { message }) => specific(json!({
-            "permissionDecision": "allow", "permissionDecisionReason": message
-        })),
-        (Event::PreToolUse, HookAnswer::Ask { message }) => specific(json!({
-            "permissionDecision": "ask", "permissionDecisionReason": message
-        })),
-        (Event::PreToolUse, HookAnswer::Deny { message, interrupt }) => {
-            let mut out = specific(json!({
-                "permissionDecision": "deny", "permissionDecisionReason": message
-            }));
-            if *interrupt && let Some(map) = out.as_object_mut() {
-                map.insert("continue".into(), Value::Bool(false));
-                map.insert("stopReason".into(), json!(message));
-            }
-            out
-        }
-        (Event::PermissionRequest, HookAnswer::Allow { .. }) => {
-            specific(json!({"decision": {"behavior": "allow"}}))
-        }
-        (Event::PermissionRequest, HookAnswer::Deny { message, interrupt }) => {
-            specific(json!({"decision": {
-                "behavior": "deny", "message": message, "interrupt": interrupt
-            }}))
-        }
-    }
-}
-
-/// Codex (openai/codex `codex-rs/hooks/src/engine/output_parser.rs`): any of `continue: false`,
-/// `stopReason`, `suppressOutput`, a PreToolUse `permissionDecision` other than deny, a deny
-/// without a reason, `updatedInput`, or a PermissionRequest `interrupt: true` marks the whole
-/// output invalid and the decision is dropped (the call runs). So: PreToolUse is a deny with a
-/// reason or nothing; PermissionRequest is `decision.behavior` allow or deny (with a message),
-/// nothing else; a breaker's stop instruction lives in the reason text; "ask" is no output
-/// (Codex's own approval flow applies).
-fn codex(event: Event, answer: &HookAnswer) -> Value {
-    let specific = |fields: Value| specific_output(event, fields);
-    let reason = |message: &str| {
-        if message.trim().is_empty() {
-            "denied by guardian".to_string()
-        } else {
-            message.to_string()
-        }
-    };
-    match (event, answer) {
-        (_, HookAnswer::NoDecision) | (_, HookAnswer::Ask { .. }) => json!({}),
-        (Event::PreToolUse, HookAnswer::Allow { .. }) => json!({}),
-        (Event::PreToolUse, HookAnswer::Deny { message, .. }) => specific(json!({
-            "permissionDecision": "deny", "permissionDecisionReason": reason(message)
-        })),
-        (Event::PermissionRequest, HookAnswer::Allow { .. }) => {
-            specific(json!({"decision": {"behavior": "allow"}}))
-        }
-        (Event::PermissionRequest, HookAnswer::Deny { message, .. }) => {
-            specific(json!({"decision": {"behavior": "deny", "message": reason(message)}}))
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,12 +1,16 @@
 //! The command hook's client: forwards one hook input to a guardian server, as little work as a
 //! forwarding process can do.
 //!
-//! `guardian hook …` runs once per tool call, so its cost is the agent's latency: for an
-//! `http://` server no async runtime, no TLS setup and no config parsing, just one blocking
-//! HTTP/1.1 exchange whose answer head httparse reads. An `https://` server goes through reqwest
-//! with rustls on a current-thread runtime. Every failure is an error for the caller, which
-//! blocks the tool call.
+//! This module owns the command hook, for both binaries that run it: `guardian hook <agent>`
+//! and the small `guardian-hook <agent>` ([`answer`]: stdin to the agent's hook endpoint, the
+//! answer to stdout, any failure a block). It runs once per tool call, so its cost is the
+//! agent's latency: for an `http://` server no async runtime, no TLS setup and no config
+//! parsing, just one blocking HTTP/1.1 exchange whose answer head httparse reads
+//! ([`forward_plain`], all `guardian-hook` links). An `https://` server goes through reqwest
+//! with rustls on a current-thread runtime ([`forward`], `guardian hook` only). Every failure is
+//! an error for the caller, which blocks the tool call.
 
+use std::process::ExitCode;
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -83,16 +87,17 @@ pub enum ClientError {
     /// The async runtime for the TLS client could not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
-    /// The TLS client failed (building it, or reading the answer's body).
+    /// The TLS client failed (building it, or reading the answer's body). Boxed: `guardian-hook`
+    /// links no TLS client, nor its error's code.
     #[error("{0}")]
-    Tls(reqwest::Error),
+    Tls(Box<dyn std::error::Error + Send + Sync>),
     /// The TLS client could not send the request.
     #[error("{url}: {source}")]
     Send {
         /// The URL.
         url: String,
-        /// Why.
-        source: reqwest::Error,
+        /// Why (reqwest's error, boxed as for [`ClientError::Tls`]).
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// The hook input could not be read from stdin.
     #[error("cannot read the hook input: {0}")]
@@ -103,6 +108,86 @@ pub enum ClientError {
     /// The answer could not be written to stdout.
     #[error("cannot write the answer: {0}")]
     Output(std::io::Error),
+}
+
+/// One command hook call.
+#[derive(Debug, Clone)]
+pub struct HookCall<'a> {
+    /// The program answering, named in the block message (`guardian hook`, `guardian-hook`).
+    pub program: &'a str,
+    /// The agent whose hook this is (`claude-code`).
+    pub agent: &'a str,
+    /// The guardian server's base URL.
+    pub server: &'a str,
+    /// `deny` or `ask`: what nothing could review becomes, when not the server's default.
+    pub unreviewed: Option<&'a str>,
+    /// How long to wait for the answer.
+    pub timeout: Duration,
+}
+
+impl HookCall<'_> {
+    /// The agent's hook endpoint on the server, e.g.
+    /// `http://127.0.0.1:8700/v1/hooks/codex?unreviewed=deny`.
+    pub fn url(&self) -> String {
+        let mut url = format!(
+            "{}{}{}",
+            self.server.trim_end_matches('/'),
+            super::HOOK_PATH_PREFIX,
+            self.agent
+        );
+        if let Some(mode) = self.unreviewed {
+            url.push_str(&format!("?unreviewed={mode}"));
+        }
+        url
+    }
+}
+
+/// Answers one command hook: reads the hook input on stdin, forwards it to the agent's hook
+/// endpoint with `forward` (URL, body, bearer token, timeout) and prints the answer as the
+/// agent reads it ([`emit`]). An empty answer (`{}`: no decision) prints nothing, which every
+/// agent reads as "no objection". Any failure exits 2 with the reason on stderr: a block.
+pub fn answer(
+    call: &HookCall<'_>,
+    forward: impl FnOnce(&str, Vec<u8>, Option<&str>, Duration) -> Result<Bytes, ClientError>,
+) -> ExitCode {
+    use std::io::Read;
+    let mut body = Vec::new();
+    let answered = std::io::stdin()
+        .read_to_end(&mut body)
+        .map_err(ClientError::Input)
+        .and_then(|_| {
+            let token = crate::transport::client_token();
+            forward(&call.url(), body, token.as_deref(), call.timeout)
+        })
+        .and_then(|answer| emit(&answer, &mut std::io::stdout().lock()));
+    match answered {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(why) => {
+            eprintln!(
+                "{}: blocked because the guardian server could not decide: {why}",
+                call.program
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// [`forward_plain`] for an `http://` URL given as text; any other scheme is refused (what
+/// `guardian-hook`, which links no TLS, uses).
+pub fn forward_http_only(
+    url: &str,
+    body: Vec<u8>,
+    token: Option<&str>,
+    timeout: Duration,
+) -> Result<Bytes, ClientError> {
+    match url::Url::parse(url) {
+        Ok(u) if u.scheme() == "http" => forward_plain(&u, &body, token, timeout),
+        Ok(_) => Err(ClientError::PlainOnly(url.to_string())),
+        Err(source) => Err(ClientError::Url {
+            url: url.to_string(),
+            source,
+        }),
+    }
 }
 
 /// POSTs `body` (JSON) to `url` with an optional bearer token; the answer's body on a 2xx.
@@ -315,7 +400,7 @@ async fn tls(
     let client = reqwest::Client::builder()
         .timeout(timeout)
         .build()
-        .map_err(ClientError::Tls)?;
+        .map_err(|e| ClientError::Tls(e.into()))?;
     let mut request = client
         .post(url)
         .header("content-type", "application/json")
@@ -323,9 +408,9 @@ async fn tls(
     if let Some(t) = token {
         request = request.bearer_auth(t);
     }
-    let resp = request.send().await.map_err(|source| ClientError::Send {
+    let resp = request.send().await.map_err(|e| ClientError::Send {
         url: url.to_string(),
-        source,
+        source: e.into(),
     })?;
     if !resp.status().is_success() {
         return Err(ClientError::Status {
@@ -333,7 +418,7 @@ async fn tls(
             status: resp.status().to_string(),
         });
     }
-    resp.bytes().await.map_err(ClientError::Tls)
+    resp.bytes().await.map_err(|e| ClientError::Tls(e.into()))
 }
 
 #[cfg(test)]

@@ -1,37 +1,29 @@
 //! `guardian install`: writes guardian's hook snippet into an agent's own settings file.
 //!
-//! This module owns the snippets (the same ones the README shows: [`claude_code_entry`],
-//! [`codex_groups`], [`OPENCODE_ASKS`]) and merging them into existing files without losing a
-//! key: Claude Code's `settings.json` and OpenCode's `opencode.json` as JSON (key order kept),
-//! Codex's `config.toml` through `toml_edit` (comments and layout kept). A guardian entry already
-//! there is replaced in place, so installing twice changes nothing; the old file is backed up
-//! before a change; nothing is written on a dry run.
+//! This module owns planning and writing an install for any agent of the list
+//! ([`super::Agent`]): what to install ([`Options`]), the plan (the file, its old and new
+//! content, what changes), backing the old file up and replacing it atomically, and the helpers
+//! the agents' merges share. Each agent's file owns its snippet and its merge (the same snippets
+//! the README shows: [`super::claude_code::claude_code_entry`], [`super::codex::codex_groups`],
+//! [`super::opencode::OPENCODE_ASKS`]): JSON files keep their key order, Codex's `config.toml`
+//! goes through `toml_edit` (comments and layout kept), and nothing is lost. A guardian entry
+//! already there is replaced in place, so installing twice changes nothing; the old file is
+//! backed up before a change; nothing is written on a dry run.
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::claude_code::{CLAUDE_CODE_MATCHER, CODEX_MATCHER};
+use super::Agent;
 use crate::config::Unreviewed;
+
+/// Codex's trust hash of one command hook ([`super::codex::codex_hook_hash`]).
+pub use super::codex::codex_hook_hash;
 
 /// The hook `timeout` written into the agents' settings, in seconds. guardian's own deadlines
 /// are shorter (reviewer 30 s < server backstop 40 s < `guardian hook --timeout` 60 s), so
 /// guardian answers, with a deny if need be, before the agent gives up on the hook.
 pub const HOOK_TIMEOUT_S: u64 = 120;
-
-/// The permission kinds the OpenCode snippet makes OpenCode ask about (and so the bridge answer).
-pub const OPENCODE_ASKS: &[&str] = &["bash", "edit", "webfetch", "external_directory"];
-
-/// Which agent to install into.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Target {
-    /// Claude Code: a PreToolUse hook in `settings.json`.
-    ClaudeCode,
-    /// Codex: PreToolUse and PermissionRequest hooks in `config.toml`.
-    Codex,
-    /// OpenCode: `permission` entries set to ask, for `guardian opencode` to answer.
-    Opencode,
-}
 
 /// Whose settings file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -57,7 +49,7 @@ pub enum HookKind {
 #[derive(Debug, Clone)]
 pub struct Options {
     /// The agent.
-    pub target: Target,
+    pub agent: Agent,
     /// User or project settings.
     pub scope: Scope,
     /// The guardian server, e.g. `http://127.0.0.1:8700`.
@@ -160,25 +152,12 @@ impl Plan {
 
 /// The settings file an install writes.
 pub fn settings_path(o: &Options) -> PathBuf {
-    match (o.target, o.scope) {
-        (Target::ClaudeCode, Scope::User) => o.home.join(".claude/settings.json"),
-        (Target::ClaudeCode, Scope::Project) => o.project_dir.join(".claude/settings.json"),
-        (Target::Codex, Scope::User) => o
-            .codex_home
-            .clone()
-            .unwrap_or_else(|| o.home.join(".codex"))
-            .join("config.toml"),
-        (Target::Codex, Scope::Project) => o.project_dir.join(".codex/config.toml"),
-        (Target::Opencode, Scope::User) => o
-            .xdg_config_home
-            .clone()
-            .unwrap_or_else(|| o.home.join(".config"))
-            .join("opencode/opencode.json"),
-        (Target::Opencode, Scope::Project) => o.project_dir.join("opencode.json"),
-    }
+    o.agent.integration().settings_path(o)
 }
 
-fn hook_command(o: &Options, agent: &str) -> String {
+/// The command a command hook runs: `<guardian> hook <agent> --server <url>` (and
+/// `--unreviewed` when set).
+pub(super) fn hook_command(o: &Options, agent: &str) -> String {
     let mut cmd = format!("{} hook {agent} --server {}", o.command, o.server);
     if let Some(mode) = o.unreviewed {
         cmd.push_str(&format!(" --unreviewed {}", mode.as_str()));
@@ -186,37 +165,8 @@ fn hook_command(o: &Options, agent: &str) -> String {
     cmd
 }
 
-/// Claude Code's PreToolUse hook group: the tools guardian judges, one hook that blocks when it
-/// fails (`onFailure: "block"`).
-pub fn claude_code_entry(o: &Options) -> Value {
-    let hook = match o.hook {
-        HookKind::Command => json!({
-            "type": "command",
-            "command": hook_command(o, "claude-code"),
-            "timeout": HOOK_TIMEOUT_S,
-            "onFailure": "block"
-        }),
-        HookKind::Http => {
-            let mut url = format!("{}/v1/hooks/claude-code", o.server.trim_end_matches('/'));
-            if let Some(mode) = o.unreviewed {
-                url.push_str(&format!("?unreviewed={}", mode.as_str()));
-            }
-            json!({"type": "http", "url": url, "timeout": HOOK_TIMEOUT_S, "onFailure": "block"})
-        }
-    };
-    json!({"matcher": CLAUDE_CODE_MATCHER, "hooks": [hook]})
-}
-
-/// Codex's hook groups: `(event, matcher, command)`.
-pub fn codex_groups(o: &Options) -> Vec<(&'static str, &'static str, String)> {
-    let cmd = hook_command(o, "codex");
-    vec![
-        ("PreToolUse", CODEX_MATCHER, cmd.clone()),
-        ("PermissionRequest", "Bash", cmd),
-    ]
-}
-
-fn read_existing(path: &Path) -> Result<Option<String>, InstallError> {
+/// A settings file's content, or `None` when it does not exist yet.
+pub(super) fn read_existing(path: &Path) -> Result<Option<String>, InstallError> {
     match std::fs::read_to_string(path) {
         Ok(t) => Ok(Some(t)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -227,158 +177,30 @@ fn read_existing(path: &Path) -> Result<Option<String>, InstallError> {
     }
 }
 
-/// Plans an install: reads the settings file (if any) and computes its new content. With
-/// `trust` for a project's Codex hooks, a second plan adds the trust records to the user's
-/// `$CODEX_HOME/config.toml`.
+/// Turns what is wrong with the file at `path` into the install's error.
+pub(super) fn invalid_settings(path: &Path) -> impl FnOnce(SettingsError) -> InstallError + use<> {
+    let path = path.to_path_buf();
+    move |problem| InstallError::Invalid { path, problem }
+}
+
+/// Plans an install: reads the settings file (if any) and computes its new content; the agent
+/// may add more (Codex with `trust`: trusting the hooks in the user's `$CODEX_HOME/config.toml`).
 pub fn plan(o: &Options) -> Result<Vec<Plan>, InstallError> {
+    let agent = o.agent.integration();
     let path = settings_path(o);
     let old = read_existing(&path)?;
-    let invalid = |path: &Path| {
-        let path = path.to_path_buf();
-        move |problem: SettingsError| InstallError::Invalid { path, problem }
-    };
-    let (new, changes, notes) = match o.target {
-        Target::ClaudeCode => merge_claude_code(old.as_deref(), o).map_err(invalid(&path))?,
-        Target::Codex => merge_codex(old.as_deref(), o).map_err(invalid(&path))?,
-        Target::Opencode => merge_opencode(old.as_deref(), o).map_err(invalid(&path))?,
-    };
+    let (new, changes, notes) = agent
+        .merge_settings(old.as_deref(), o)
+        .map_err(invalid_settings(&path))?;
     let mut plans = vec![Plan {
-        path: path.clone(),
+        path,
         old,
         new,
         changes,
         notes,
     }];
-    if o.target == Target::Codex && o.trust {
-        let user = Options {
-            scope: Scope::User,
-            ..o.clone()
-        };
-        let user_path = settings_path(&user);
-        let hooks_file = crate::normalize::absolute(&path);
-        let groups = codex_group_indices(&plans[0].new);
-        if user_path == path {
-            let p = &mut plans[0];
-            let (text, changes) =
-                add_codex_trust(&p.new, &hooks_file, &groups).map_err(invalid(&path))?;
-            p.new = text;
-            p.changes.extend(changes);
-        } else {
-            let old = read_existing(&user_path)?;
-            let (new, changes) =
-                add_codex_trust(old.as_deref().unwrap_or(""), &hooks_file, &groups)
-                    .map_err(invalid(&user_path))?;
-            plans.push(Plan {
-                path: user_path,
-                old,
-                new,
-                changes,
-                notes: vec![
-                    "Codex reads a project's .codex/config.toml only in a trusted project ([projects.\"<path>\"] trust_level = \"trusted\" in your Codex config); for unattended runs prefer --scope user".into(),
-                ],
-            });
-        }
-    }
+    agent.complete_plans(o, &mut plans)?;
     Ok(plans)
-}
-
-/// Codex's trust hash of one command hook: `sha256:` and the hex SHA-256 of the compact,
-/// key-sorted JSON `{"event_name", "hooks": [{"async", "command", "timeout", "type"}],
-/// "matcher"}` (openai/codex `codex-rs/hooks/src/engine/discovery.rs` `command_hook_hash`, with
-/// `codex-rs/config/src/fingerprint.rs` `version_for_toml`; checked against Codex 0.171's own
-/// `hooks/list` by the end-to-end suite). The command text is part of it: a changed `--server`
-/// needs trusting again.
-pub fn codex_hook_hash(event_key: &str, matcher: &str, command: &str, timeout: u64) -> String {
-    use sha2::{Digest, Sha256};
-    let s = |t: &str| serde_json::to_string(t).unwrap_or_default();
-    let text = format!(
-        "{{\"event_name\":{},\"hooks\":[{{\"async\":false,\"command\":{},\"timeout\":{timeout},\"type\":\"command\"}}],\"matcher\":{}}}",
-        s(event_key),
-        s(command),
-        s(matcher)
-    );
-    format!("sha256:{}", hex::encode(Sha256::digest(text.as_bytes())))
-}
-
-/// `(event, event key, group index, matcher, command)` of guardian's hook groups in a merged
-/// Codex config.
-fn codex_group_indices(text: &str) -> Vec<(String, &'static str, usize, String, String)> {
-    let Ok(v) = text.parse::<toml::Table>() else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for (event, key) in [
-        ("PreToolUse", "pre_tool_use"),
-        ("PermissionRequest", "permission_request"),
-    ] {
-        let groups = v
-            .get("hooks")
-            .and_then(|h| h.get(event))
-            .and_then(toml::Value::as_array);
-        for (i, g) in groups.into_iter().flatten().enumerate() {
-            let command = g
-                .get("hooks")
-                .and_then(|h| h.get(0))
-                .and_then(|h| h.get("command"))
-                .and_then(toml::Value::as_str)
-                .unwrap_or("");
-            if command.contains(" hook codex") {
-                let matcher = g.get("matcher").and_then(toml::Value::as_str).unwrap_or("");
-                out.push((
-                    event.to_string(),
-                    key,
-                    i,
-                    matcher.to_string(),
-                    command.to_string(),
-                ));
-            }
-        }
-    }
-    out
-}
-
-/// Adds `[hooks.state."<file>:<event>:<group>:0"] trusted_hash` for guardian's groups.
-fn add_codex_trust(
-    text: &str,
-    hooks_file: &Path,
-    groups: &[(String, &'static str, usize, String, String)],
-) -> Result<(String, Vec<String>), SettingsError> {
-    use toml_edit::{DocumentMut, Item, Table, value};
-    let mut doc: DocumentMut = text.parse().map_err(SettingsError::NotToml)?;
-    let hooks = doc.entry("hooks").or_insert_with(|| {
-        let mut t = Table::new();
-        t.set_implicit(true);
-        Item::Table(t)
-    });
-    let hooks = hooks.as_table_mut().ok_or(SettingsError::InlineHooks)?;
-    let state = hooks.entry("state").or_insert_with(|| {
-        let mut t = Table::new();
-        t.set_implicit(true);
-        Item::Table(t)
-    });
-    let state = state
-        .as_table_mut()
-        .ok_or_else(|| SettingsError::NotATable("hooks.state".into()))?;
-    let mut changes = Vec::new();
-    for (event, key, i, matcher, command) in groups {
-        let id = format!("{}:{key}:{i}:0", hooks_file.display());
-        let hash = codex_hook_hash(key, matcher, command, HOOK_TIMEOUT_S);
-        let current = state
-            .get(&id)
-            .and_then(|t| t.get("trusted_hash"))
-            .and_then(Item::as_str);
-        if current != Some(hash.as_str()) {
-            let entry = state
-                .entry(&id)
-                .or_insert_with(|| Item::Table(Table::new()));
-            let Some(entry) = entry.as_table_like_mut() else {
-                return Err(SettingsError::NotATable(format!("hooks.state.{id:?}")));
-            };
-            entry.insert("trusted_hash", value(hash));
-            changes.push(format!("trusted guardian's {event} hook (hooks.state)"));
-        }
-    }
-    Ok((doc.to_string(), changes))
 }
 
 /// Writes a plan: backs the old file up (`<name>.guardian-<time>.bak`) and replaces it
@@ -414,9 +236,8 @@ pub fn apply(plan: &Plan) -> Result<Option<PathBuf>, InstallError> {
     Ok(backup)
 }
 
-type Merged = (String, Vec<String>, Vec<String>);
-
-fn parse_json_object(old: Option<&str>) -> Result<Map<String, Value>, SettingsError> {
+/// A JSON settings file's top-level object (empty for a missing or blank file).
+pub(super) fn parse_json_object(old: Option<&str>) -> Result<Map<String, Value>, SettingsError> {
     match old {
         None => Ok(Map::new()),
         Some(t) if t.trim().is_empty() => Ok(Map::new()),
@@ -428,7 +249,8 @@ fn parse_json_object(old: Option<&str>) -> Result<Map<String, Value>, SettingsEr
     }
 }
 
-fn object_at<'a>(
+/// The object at `key` (created when missing); `path` names it in the error.
+pub(super) fn object_at<'a>(
     map: &'a mut Map<String, Value>,
     key: &str,
     path: &str,
@@ -439,119 +261,8 @@ fn object_at<'a>(
         .ok_or_else(|| SettingsError::NotAnObject(path.to_string()))
 }
 
-fn merge_claude_code(old: Option<&str>, o: &Options) -> Result<Merged, SettingsError> {
-    let mut root = parse_json_object(old)?;
-    let entry = claude_code_entry(o);
-    let hooks = object_at(&mut root, "hooks", "hooks")?;
-    let groups = hooks
-        .entry("PreToolUse".to_string())
-        .or_insert_with(|| Value::Array(Vec::new()))
-        .as_array_mut()
-        .ok_or_else(|| SettingsError::NotAnArray("hooks.PreToolUse".into()))?;
-    let ours = |g: &Value| {
-        g["hooks"].as_array().is_some_and(|hs| {
-            hs.iter().any(|h| {
-                h["command"]
-                    .as_str()
-                    .is_some_and(|c| c.contains(" hook claude-code"))
-                    || h["url"]
-                        .as_str()
-                        .is_some_and(|u| u.contains("/v1/hooks/claude-code"))
-            })
-        })
-    };
-    let mut changes = Vec::new();
-    match groups.iter().position(ours) {
-        Some(i) if groups[i] == entry => {}
-        Some(i) => {
-            groups[i] = entry;
-            changes.push(format!(
-                "replaced guardian's PreToolUse hook (hooks.PreToolUse[{i}])"
-            ));
-        }
-        None => {
-            groups.push(entry);
-            changes.push(format!(
-                "added a PreToolUse hook for the tools guardian judges (matcher {CLAUDE_CODE_MATCHER})"
-            ));
-        }
-    }
-    let mut notes = vec![format!(
-        "`onFailure: \"block\"` needs Claude Code 2.1.295 or later; older versions let the call proceed when the hook fails"
-    )];
-    if o.hook == HookKind::Command {
-        notes.push(command_note(&o.command));
-    }
-    notes.push(format!(
-        "start the server first: guardian serve (answers on {})",
-        o.server
-    ));
-    Ok((pretty_json(&Value::Object(root)), changes, notes))
-}
-
-fn merge_opencode(old: Option<&str>, o: &Options) -> Result<Merged, SettingsError> {
-    let mut root = parse_json_object(old)?;
-    let perms = object_at(&mut root, "permission", "permission")?;
-    let mut changes = Vec::new();
-    let mut notes = Vec::new();
-    for kind in OPENCODE_ASKS {
-        match perms.get_mut(*kind) {
-            None => {
-                perms.insert((*kind).to_string(), json!("ask"));
-                changes.push(format!("permission.{kind}: \"ask\" (added)"));
-            }
-            Some(Value::String(s)) if s == "ask" || s == "deny" => {}
-            Some(v @ Value::String(_)) => {
-                changes.push(format!("permission.{kind}: {v} → \"ask\""));
-                *v = json!("ask");
-            }
-            Some(Value::Object(rules)) => {
-                // OpenCode applies the LAST matching pattern: a leading "*" keeps the user's own
-                // more specific patterns in force.
-                match rules.get("*") {
-                    Some(Value::String(s)) if s == "ask" || s == "deny" => {}
-                    Some(_) => {
-                        rules.insert("*".into(), json!("ask"));
-                        changes.push(format!("permission.{kind}.\"*\": → \"ask\""));
-                    }
-                    None => {
-                        let mut with = Map::new();
-                        with.insert("*".into(), json!("ask"));
-                        with.extend(std::mem::take(rules));
-                        *rules = with;
-                        changes.push(format!("permission.{kind}.\"*\": \"ask\" (added first)"));
-                    }
-                }
-                let allowed: Vec<&String> = rules
-                    .iter()
-                    .filter(|(k, v)| k.as_str() != "*" && v.as_str() == Some("allow"))
-                    .map(|(k, _)| k)
-                    .collect();
-                if !allowed.is_empty() {
-                    notes.push(format!(
-                        "OpenCode still allows these {kind} patterns without asking guardian: {}",
-                        allowed
-                            .iter()
-                            .map(|k| format!("{k:?}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
-                }
-            }
-            Some(_) => {
-                return Err(SettingsError::PermissionType((*kind).to_string()));
-            }
-        }
-    }
-    notes.push(format!(
-        "OpenCode asks guardian through the bridge: `opencode serve --port 4096`, then `{} opencode --server http://127.0.0.1:4096`",
-        o.command
-    ));
-    Ok((pretty_json(&Value::Object(root)), changes, notes))
-}
-
 /// What the user must know about the binary a command hook runs.
-fn command_note(command: &str) -> String {
+pub(super) fn command_note(command: &str) -> String {
     if Path::new(command).is_absolute() {
         format!(
             "the hook runs {command}: install guardian on PATH (`cargo install --path .`) and install again, or keep this binary where it is"
@@ -563,106 +274,20 @@ fn command_note(command: &str) -> String {
     }
 }
 
-fn pretty_json(v: &Value) -> String {
+/// A JSON settings file's text: pretty, with a final newline.
+pub(super) fn pretty_json(v: &Value) -> String {
     let mut s = serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string());
     s.push('\n');
     s
-}
-
-fn merge_codex(old: Option<&str>, o: &Options) -> Result<Merged, SettingsError> {
-    use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
-    let mut doc: DocumentMut = old.unwrap_or("").parse().map_err(SettingsError::NotToml)?;
-    let mut changes = Vec::new();
-    // [features] hooks = true: Codex runs no hook without it.
-    let features = doc
-        .entry("features")
-        .or_insert_with(|| Item::Table(Table::new()));
-    let Some(features) = features.as_table_like_mut() else {
-        return Err(SettingsError::NotATable("features".into()));
-    };
-    if features.get("hooks").and_then(Item::as_bool) != Some(true) {
-        features.insert("hooks", value(true));
-        changes.push("features.hooks = true".to_string());
-    }
-    let hooks = doc.entry("hooks").or_insert_with(|| {
-        let mut t = Table::new();
-        t.set_implicit(true);
-        Item::Table(t)
-    });
-    let Some(hooks) = hooks.as_table_mut() else {
-        return Err(SettingsError::InlineHooks);
-    };
-    for (event, matcher, command) in codex_groups(o) {
-        let groups = hooks
-            .entry(event)
-            .or_insert_with(|| Item::ArrayOfTables(ArrayOfTables::new()));
-        let Some(groups) = groups.as_array_of_tables_mut() else {
-            return Err(SettingsError::NotArrayOfTables(event.to_string()));
-        };
-        let mut group = Table::new();
-        group.insert("matcher", value(matcher));
-        let mut handler = Table::new();
-        handler.insert("type", value("command"));
-        handler.insert("command", value(command.as_str()));
-        handler.insert("timeout", value(HOOK_TIMEOUT_S as i64));
-        let mut handlers = ArrayOfTables::new();
-        handlers.push(handler);
-        group.insert("hooks", Item::ArrayOfTables(handlers));
-        let is_ours = |t: &Table| {
-            t.get("hooks")
-                .and_then(Item::as_array_of_tables)
-                .is_some_and(|hs| {
-                    hs.iter().any(|h| {
-                        h.get("command")
-                            .and_then(Item::as_str)
-                            .is_some_and(|c| c.contains(" hook codex"))
-                    })
-                })
-        };
-        let same = |t: &Table| {
-            t.get("matcher").and_then(Item::as_str) == Some(matcher)
-                && t.get("hooks")
-                    .and_then(Item::as_array_of_tables)
-                    .is_some_and(|hs| {
-                        hs.len() == 1
-                            && hs.iter().all(|h| {
-                                h.get("command").and_then(Item::as_str) == Some(command.as_str())
-                                    && h.get("type").and_then(Item::as_str) == Some("command")
-                                    && h.get("timeout").and_then(Item::as_integer)
-                                        == Some(HOOK_TIMEOUT_S as i64)
-                            })
-                    })
-        };
-        let found = groups.iter().position(is_ours);
-        match found {
-            Some(i) if groups.get(i).is_some_and(same) => {}
-            Some(i) => {
-                if let Some(t) = groups.get_mut(i) {
-                    *t = group;
-                }
-                changes.push(format!("replaced guardian's hooks.{event}[{i}]"));
-            }
-            None => {
-                groups.push(group);
-                changes.push(format!("added [[hooks.{event}]] (matcher {matcher:?})"));
-            }
-        }
-    }
-    let notes = vec![
-        "Codex runs a new or changed hook only after it is trusted: review it with /hooks in the Codex TUI; an automated `codex exec` needs --dangerously-bypass-hook-trust (only for hooks you vetted)".to_string(),
-        command_note(&o.command),
-        format!("start the server first: guardian serve (answers on {})", o.server),
-    ];
-    Ok((doc.to_string(), changes, notes))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn opts(target: Target) -> Options {
+    fn opts(agent: Agent) -> Options {
         Options {
-            target,
+            agent,
             scope: Scope::Project,
             server: "http://127.0.0.1:8700".into(),
             command: "guardian".into(),
@@ -678,13 +303,13 @@ mod tests {
 
     #[test]
     fn paths_follow_scope_and_environment() {
-        let mut o = opts(Target::Codex);
+        let mut o = opts(Agent::Codex);
         assert_eq!(settings_path(&o), PathBuf::from("/p/.codex/config.toml"));
         o.scope = Scope::User;
         assert_eq!(settings_path(&o), PathBuf::from("/h/.codex/config.toml"));
         o.codex_home = Some("/ch".into());
         assert_eq!(settings_path(&o), PathBuf::from("/ch/config.toml"));
-        let mut o = opts(Target::Opencode);
+        let mut o = opts(Agent::Opencode);
         o.scope = Scope::User;
         o.xdg_config_home = Some("/x".into());
         assert_eq!(
@@ -721,12 +346,15 @@ mod tests {
 
     #[test]
     fn an_invalid_file_is_refused_not_guessed() {
-        let o = opts(Target::ClaudeCode);
-        assert!(merge_claude_code(Some("{not json"), &o).is_err());
-        assert!(merge_claude_code(Some("{\"hooks\": []}"), &o).is_err());
-        assert!(merge_codex(Some("hooks = 3"), &opts(Target::Codex)).is_err());
-        assert!(
-            merge_opencode(Some("{\"permission\": \"allow\"}"), &opts(Target::Opencode)).is_err()
-        );
+        let merge = |agent: Agent, old: &str| {
+            agent
+                .integration()
+                .merge_settings(Some(old), &opts(agent))
+                .is_err()
+        };
+        assert!(merge(Agent::ClaudeCode, "{not json"));
+        assert!(merge(Agent::ClaudeCode, "{\"hooks\": []}"));
+        assert!(merge(Agent::Codex, "hooks = 3"));
+        assert!(merge(Agent::Opencode, "{\"permission\": \"allow\"}"));
     }
 }

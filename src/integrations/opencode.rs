@@ -1,27 +1,82 @@
-//! OpenCode: a bridge that answers a running OpenCode server's permission requests.
+//! OpenCode: a bridge that answers a running OpenCode server's permission requests, the
+//! `permission` entries that make OpenCode ask, and its wiring for `guardian run`.
 //!
-//! This module owns the OpenCode side: it subscribes to the server's event stream
+//! This module owns everything that is OpenCode's own. OpenCode calls no hook: the bridge
+//! subscribes to the server's event stream
 //! (`GET /event`, server-sent events), reviews each `permission.asked` (its `permission`,
 //! `patterns` and `metadata` become guardian actions), and replies with
 //! `POST /permission/:id/reply` `{"reply": "once" | "reject", "message": …}`. On (re)connect it
 //! also answers what `GET /permission` lists as pending, and it reconnects with backoff. A failure
 //! to review is a reject; only in `[hooks] unreviewed = "ask"` mode is an action nothing could
 //! review (or a doom loop, or an unknown kind) left unanswered, for OpenCode's own prompt.
+//! `guardian install opencode` sets the kinds guardian answers to "ask" in `opencode.json`
+//! ([`OPENCODE_ASKS`]); `guardian run` does the same for one run through
+//! `OPENCODE_CONFIG_CONTENT` and gives the server a port for the bridge ([`opencode_args`]).
 
 use std::collections::HashSet;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::contract::HookAnswer;
+use super::install::{Options, Scope, SettingsError, object_at, parse_json_object, pretty_json};
 use super::mcp::Decider;
+use super::run::{Endpoint, RunError, option_value};
+use super::{AgentIntegration, Info, Merged, Wiring};
 use crate::config::Unreviewed;
 use crate::request::{
     Action, Escalation, EscalationKind, ReviewRequest, Role, SessionInfo, TranscriptEntry,
 };
 use crate::verdict::Decision;
+
+/// OpenCode's facts.
+pub const INFO: Info = Info {
+    name: "opencode",
+    title: "OpenCode",
+    program: "opencode",
+    hooks: false,
+};
+
+/// OpenCode's integration.
+pub struct Integration;
+
+/// The permission kinds the OpenCode snippet makes OpenCode ask about (and so the bridge answer).
+pub const OPENCODE_ASKS: &[&str] = &["bash", "edit", "webfetch", "external_directory"];
+
+impl AgentIntegration for Integration {
+    fn settings_path(&self, o: &Options) -> PathBuf {
+        match o.scope {
+            Scope::User => o
+                .xdg_config_home
+                .clone()
+                .unwrap_or_else(|| o.home.join(".config"))
+                .join("opencode/opencode.json"),
+            Scope::Project => o.project_dir.join("opencode.json"),
+        }
+    }
+
+    fn merge_settings(&self, old: Option<&str>, o: &Options) -> Result<Merged, SettingsError> {
+        merge_opencode(old, o)
+    }
+
+    /// The TUI or `opencode serve`, with a per-run config asking for every call guardian
+    /// answers, and the server's URL for the bridge.
+    fn wire(&self, args: &[String], _ep: &Endpoint) -> Result<Wiring, RunError> {
+        let env = vec![(
+            "OPENCODE_CONFIG_CONTENT".to_string(),
+            opencode_config_content(std::env::var("OPENCODE_CONFIG_CONTENT").ok().as_deref())?,
+        )];
+        let (args, port) = opencode_args(args, free_port()?)?;
+        Ok(Wiring {
+            args,
+            env,
+            bridge: Some(format!("http://127.0.0.1:{port}")),
+        })
+    }
+}
 
 /// A permission request, as OpenCode sends it.
 #[derive(Debug, Clone, Deserialize)]
@@ -551,4 +606,149 @@ impl Bridge {
             delay = (delay * 2).min(Duration::from_secs(10));
         }
     }
+}
+
+fn merge_opencode(old: Option<&str>, o: &Options) -> Result<Merged, SettingsError> {
+    let mut root = parse_json_object(old)?;
+    let perms = object_at(&mut root, "permission", "permission")?;
+    let mut changes = Vec::new();
+    let mut notes = Vec::new();
+    for kind in OPENCODE_ASKS {
+        match perms.get_mut(*kind) {
+            None => {
+                perms.insert((*kind).to_string(), json!("ask"));
+                changes.push(format!("permission.{kind}: \"ask\" (added)"));
+            }
+            Some(Value::String(s)) if s == "ask" || s == "deny" => {}
+            Some(v @ Value::String(_)) => {
+                changes.push(format!("permission.{kind}: {v} → \"ask\""));
+                *v = json!("ask");
+            }
+            Some(Value::Object(rules)) => {
+                // OpenCode applies the LAST matching pattern: a leading "*" keeps the user's own
+                // more specific patterns in force.
+                match rules.get("*") {
+                    Some(Value::String(s)) if s == "ask" || s == "deny" => {}
+                    Some(_) => {
+                        rules.insert("*".into(), json!("ask"));
+                        changes.push(format!("permission.{kind}.\"*\": → \"ask\""));
+                    }
+                    None => {
+                        let mut with = Map::new();
+                        with.insert("*".into(), json!("ask"));
+                        with.extend(std::mem::take(rules));
+                        *rules = with;
+                        changes.push(format!("permission.{kind}.\"*\": \"ask\" (added first)"));
+                    }
+                }
+                let allowed: Vec<&String> = rules
+                    .iter()
+                    .filter(|(k, v)| k.as_str() != "*" && v.as_str() == Some("allow"))
+                    .map(|(k, _)| k)
+                    .collect();
+                if !allowed.is_empty() {
+                    notes.push(format!(
+                        "OpenCode still allows these {kind} patterns without asking guardian: {}",
+                        allowed
+                            .iter()
+                            .map(|k| format!("{k:?}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+            }
+            Some(_) => {
+                return Err(SettingsError::PermissionType((*kind).to_string()));
+            }
+        }
+    }
+    notes.push(format!(
+        "OpenCode asks guardian through the bridge: `opencode serve --port 4096`, then `{} opencode --server http://127.0.0.1:4096`",
+        o.command
+    ));
+    Ok((pretty_json(&Value::Object(root)), changes, notes))
+}
+
+/// A loopback port that was free a moment ago (for OpenCode's server).
+fn free_port() -> Result<u16, RunError> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|source| RunError::Spawn {
+            program: "a loopback port for OpenCode".into(),
+            source,
+        })
+}
+
+/// OpenCode's subcommands that answer their own permission requests, so that no bridge can.
+const OPENCODE_SELF_ANSWERING: &[&str] = &["run"];
+
+/// OpenCode: the TUI (`opencode [dir]`) and `opencode serve` / `opencode web` serve OpenCode's
+/// API; guardian adds `--port P` (unless the command names one) for the bridge to attach to,
+/// and returns P. `opencode run` answers every permission request itself, before any bridge
+/// can (without `--auto` it rejects each, with `--auto` it approves each, which would override
+/// guardian's denials), so it is refused.
+pub fn opencode_args(args: &[String], free_port: u16) -> Result<(Vec<String>, u16), RunError> {
+    let words = || args.iter().take_while(|a| *a != "--");
+    // Any bare word counts (an option's value cannot be told from a subcommand without
+    // OpenCode's option table): a project directory named `run` is refused too, never missed.
+    if let Some(sub) = words().find(|a| OPENCODE_SELF_ANSWERING.contains(&a.as_str())) {
+        return Err(RunError::Unenforceable(format!(
+            "opencode {sub} answers its own permission requests (it rejects each one, or with \
+             --auto approves each, overriding guardian), so guardian cannot decide them; run \
+             `opencode serve` (and drive it through its API) or the TUI under guardian run instead"
+        )));
+    }
+    if let Some((_, _, port)) = option_value(args, "--port") {
+        let port = port
+            .parse::<u16>()
+            .ok()
+            .filter(|p| *p != 0)
+            .ok_or_else(|| RunError::Settings {
+                flag: "--port",
+                message: format!("{port:?} is not a port guardian can attach to"),
+            })?;
+        return Ok((args.to_vec(), port));
+    }
+    let mut out = args.to_vec();
+    // Options go after the subcommand (`opencode serve --port P`); the TUI takes them anywhere.
+    let at = words()
+        .position(|a| a == "serve" || a == "web")
+        .map_or(0, |i| i + 1);
+    out.insert(at, "--port".into());
+    out.insert(at + 1, free_port.to_string());
+    Ok((out, free_port))
+}
+
+/// OpenCode: the `permission` entries of `guardian install opencode` as a per-run config
+/// (`OPENCODE_CONFIG_CONTENT`, deep-merged by OpenCode over its config files, winning per key).
+/// Each of the four kinds is set to the string `"ask"`, which replaces a pattern object the
+/// user's `opencode.json` has for it: guardian then sees every such call, and the user's own
+/// OpenCode patterns for those kinds (allows and denies) do not apply during the run.
+pub fn opencode_config_content(existing: Option<&str>) -> Result<String, RunError> {
+    let bad = |message: String| RunError::Settings {
+        flag: "OPENCODE_CONFIG_CONTENT",
+        message,
+    };
+    let mut config = match existing.filter(|t| !t.trim().is_empty()) {
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(m)) => m,
+            Ok(_) => return Err(bad("not a JSON object".into())),
+            Err(e) => return Err(bad(format!("not JSON: {e}"))),
+        },
+        None => serde_json::Map::new(),
+    };
+    let permission = config.entry("permission").or_insert_with(|| json!({}));
+    if permission.is_string() {
+        // One action for every kind (`"permission": "allow"`): the four asks replace it, and
+        // the other kinds get OpenCode's defaults.
+        *permission = json!({});
+    }
+    let permission = permission
+        .as_object_mut()
+        .ok_or_else(|| bad("`permission` is not an object".into()))?;
+    for kind in OPENCODE_ASKS {
+        permission.insert((*kind).to_string(), Value::String("ask".into()));
+    }
+    Ok(Value::Object(config).to_string())
 }
