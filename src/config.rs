@@ -13,7 +13,7 @@ use toml::Spanned;
 use crate::verdict::Effect;
 
 pub use crate::reviewer::config::{BackendKind, Evidence, Explain, ReviewerConfig, Scoring};
-pub use crate::session::BreakerConfig;
+pub use crate::session::{BreakerConfig, SessionConfig, StoreKind};
 
 /// The shipped default policy, used when no `--config` is given.
 pub const DEFAULT_POLICY: &str = include_str!("../policies/default.toml");
@@ -34,6 +34,8 @@ pub struct Config {
     pub audit: AuditConfig,
     /// `[breaker]`: when to tell an agent to stop and report to its user.
     pub breaker: BreakerConfig,
+    /// `[session]`: where session state (remembered approvals, breaker counts) is kept.
+    pub session: SessionConfig,
     /// `[limits]`: request and reviewer quotas.
     pub limits: LimitsConfig,
     /// `[auth]`: who may ask.
@@ -669,7 +671,7 @@ impl Config {
         Ok(())
     }
 
-    /// `[policy]`, `[limits]`, `[signals]` and `[breaker]`.
+    /// `[policy]`, `[limits]`, `[signals]`, `[session]` and `[breaker]`.
     fn validate_policy(&self) -> Result<(), ConfigError> {
         let invalid = |key: &str, message: &str| self.invalid(key, message);
         if self.policy.remote_code == Effect::Allow {
@@ -691,6 +693,14 @@ impl Config {
                     &format!("must be an absolute path, not {k:?}"),
                 ));
             }
+        }
+        if self.session.store == StoreKind::Redis
+            && (self.session.deadline_ms == 0 || self.session.ttl_s == 0)
+        {
+            return Err(invalid(
+                "session.deadline_ms",
+                "session.deadline_ms and session.ttl_s must be greater than 0",
+            ));
         }
         if self.breaker.window == 0 || self.breaker.window_denials > self.breaker.window {
             return Err(invalid(
@@ -741,6 +751,21 @@ impl Config {
                 "reviewer.scoring",
                 "\"logprobs\" needs an OpenAI-compatible backend that returns log-probabilities; the Anthropic API returns none (use \"label\")",
             ));
+        }
+        if self.reviewer.scoring == Scoring::Probe {
+            if self.reviewer.backend == BackendKind::Anthropic {
+                return Err(invalid(
+                    "reviewer.scoring",
+                    "\"probe\" needs an OpenAI-compatible server with an embeddings endpoint (llama.cpp's, started with embeddings on); the Anthropic API has none",
+                ));
+            }
+            if self.reviewer.backend == BackendKind::Openai && self.reviewer.model_sha256.is_none()
+            {
+                return Err(invalid(
+                    "reviewer.model_sha256",
+                    "is required with scoring = \"probe\": the sha256 of the model file the server runs (a probe reads one model's hidden state only)",
+                ));
+            }
         }
         if self.reviewer.max_attempts == 0 {
             return Err(invalid("reviewer.max_attempts", "must be at least 1"));
@@ -864,6 +889,38 @@ impl Config {
                 path: path.display().to_string(),
                 source,
             })
+    }
+
+    /// The probe `reviewer.scoring = "probe"` reads: `probe_file` (relative to the config file)
+    /// or the one shipped with guardian, checked against `reviewer.model_sha256`.
+    pub fn probe(&self) -> Result<crate::reviewer::probe::Probe, ConfigError> {
+        use crate::reviewer::probe::Probe;
+        let invalid = |key: &str, message: String| ConfigError::Invalid {
+            path: self.source_name.clone(),
+            key: key.to_string(),
+            message,
+        };
+        let probe = match &self.reviewer.probe_file {
+            None => Probe::embedded(),
+            Some(file) => {
+                let base = Path::new(&self.source_name)
+                    .parent()
+                    .unwrap_or(Path::new(""));
+                let path = base.join(file);
+                let text = read_text_file(&path).map_err(|source| ConfigError::Read {
+                    path: path.display().to_string(),
+                    source,
+                })?;
+                Probe::parse(&text)
+            }
+        }
+        .map_err(|e| invalid("reviewer.probe_file", e.to_string()))?;
+        if let Some(sha) = &self.reviewer.model_sha256 {
+            probe
+                .check_model(sha)
+                .map_err(|e| invalid("reviewer.model_sha256", e.to_string()))?;
+        }
+        Ok(probe)
     }
 
     /// The files named by `[policy] import` (of the configs it extends too), resolved against

@@ -4,6 +4,7 @@
 //! [`request`] → [`normalize`] → [`policy`] → [`signals`] → [`reviewer`] → [`decision`] →
 //! [`verdict`] → [`audit`], tied together by [`pipeline::Guardian`]. [`server`] (HTTP) and the `guardian` binary (CLI)
 //! are thin adapters over [`pipeline::Guardian::review`].
+#![recursion_limit = "256"]
 #![warn(missing_docs)]
 // The house keeps its shape: no function of the library over `clippy.toml`'s 120 lines (tests
 // aside); `cargo clippy -- -D warnings` in CI makes it an error.

@@ -2,6 +2,7 @@
 //! file each; this file sets up the process (allocator, SIGPIPE, logging, the async runtime) and
 //! prints the one error a subcommand may return.
 
+#![recursion_limit = "256"]
 #![cfg_attr(not(test), warn(clippy::too_many_lines))]
 
 use std::process::ExitCode;

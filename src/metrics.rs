@@ -52,6 +52,9 @@ pub struct Metrics {
     pub auth_failures: Counter,
     /// `guardian_http_requests_in_flight`.
     pub in_flight: Gauge,
+    /// `guardian_session_store_errors_total`: session store calls that failed or timed out
+    /// (each judged as if nothing were remembered, a denial interrupting).
+    pub session_store_errors: Counter,
 }
 
 impl Default for Metrics {
@@ -128,6 +131,12 @@ impl Metrics {
             "Requests being handled",
             in_flight.clone(),
         );
+        let session_store_errors = Counter::default();
+        registry.register(
+            "session_store_errors",
+            "Session store calls that failed or timed out (judged afresh, denials interrupt)",
+            session_store_errors.clone(),
+        );
         Metrics {
             registry,
             decisions,
@@ -140,6 +149,7 @@ impl Metrics {
             shed,
             auth_failures,
             in_flight,
+            session_store_errors,
         }
     }
 

@@ -42,6 +42,9 @@ pub enum SetupError {
     /// The reviewer could not be set up.
     #[error("cannot set up the reviewer: {0}")]
     Reviewer(crate::transport::ClientError),
+    /// The session store could not be set up (`[session]`).
+    #[error("cannot set up the session store: {0}")]
+    Session(crate::session::StoreError),
     /// The config could not be completed (a tenant policy file, …).
     #[error("{0}")]
     Config(#[from] crate::config::ConfigError),
@@ -61,6 +64,8 @@ pub struct Guardian {
     /// Hash of the policy and prompt version: remembered approvals do not outlive a change.
     fingerprint: String,
     prompts: prompt::PromptSet,
+    /// The probe that scores the decision (`reviewer.scoring = "probe"`).
+    probe: Option<Arc<crate::reviewer::probe::Probe>>,
     client_limiter: Option<governor::DefaultKeyedRateLimiter<String>>,
     reviewer_limiter: Option<governor::DefaultDirectRateLimiter>,
     reviewer_permits: Arc<tokio::sync::Semaphore>,
@@ -294,22 +299,30 @@ impl Guardian {
             path: config.audit.path.display().to_string(),
             source,
         })?;
-        let sessions = Sessions::new(
+        let sessions = Sessions::from_config(
+            &config.session,
             config.breaker.clone(),
             Duration::from_secs(config.reviewer.memory_ttl_s),
-        );
+        )
+        .map_err(SetupError::Session)?;
         let prompts = prompt::PromptSet::new(
             config.tenant_policy()?.as_deref(),
             config.reviewer.budget.clone(),
         )
         .with_evidence(config.reviewer.evidence);
+        let probe = (config.reviewer.scoring == crate::config::Scoring::Probe
+            && config.reviewer.backend != crate::config::BackendKind::None)
+            .then(|| config.probe().map(Arc::new))
+            .transpose()?;
+        // The same on every replica with the same policy, prompt and probe (remembered approvals
+        // are shared through the session store).
         let fingerprint = {
-            let listing = serde_json::to_string(&policy.listing()).unwrap_or_default();
-            let settings = format!("{:?}", policy.settings());
             let d = Sha256::digest(
                 format!(
-                    "{listing}\u{0}{settings}\u{0}{PROMPT_VERSION}\u{0}{}",
-                    prompts.sha()
+                    "{}\u{0}{PROMPT_VERSION}\u{0}{}\u{0}{}",
+                    policy.fingerprint_text(),
+                    prompts.sha(),
+                    probe.as_ref().map_or("", |p| p.version.as_str())
                 )
                 .as_bytes(),
             );
@@ -325,6 +338,7 @@ impl Guardian {
         ));
         Ok(Guardian {
             prompts,
+            probe,
             client_limiter,
             reviewer_limiter,
             reviewer_permits,
@@ -372,6 +386,18 @@ impl Guardian {
                         .score(&p, crate::reviewer::Question::DECISION)
                         .await
                         .is_ok()
+                }
+                crate::config::Scoring::Probe => {
+                    // The embedding, and the cached prefix the authorization question uses.
+                    let p = self.prompts.render(&req, &ctx, why, &[]);
+                    let asked = p.asking(prompt::AUTHORIZATION_QUESTION);
+                    let text = crate::reviewer::probe::text(&req);
+                    self.reviewer.embed(&text).await.is_ok()
+                        && self
+                            .reviewer
+                            .score(&asked, crate::reviewer::Question::AUTHORIZED)
+                            .await
+                            .is_ok()
                 }
                 crate::config::Scoring::Label => {
                     let p = self.prompts.render(&req, &ctx, why, &[]);
@@ -571,7 +597,9 @@ impl Guardian {
         let started = Instant::now();
         let ids = ReviewIds::of(&req);
         let mut outcome = self.guarded_decide(&req, &ids, client).await;
-        let settled = self.settle(&mut outcome, &ids, mode, started.elapsed());
+        let settled = self
+            .settle(&mut outcome, &ids, mode, started.elapsed())
+            .await;
         let audited = self
             .record(&req, client, &ids, &outcome, &settled, started)
             .await;
@@ -639,7 +667,7 @@ impl Guardian {
 
     /// The session and the metrics: the breaker counts a denial (not a question handed to the
     /// user, not a request without a session id) and, when it trips, tells the agent to stop.
-    fn settle(
+    async fn settle(
         &self,
         outcome: &mut Judgment,
         ids: &ReviewIds,
@@ -648,10 +676,21 @@ impl Guardian {
     ) -> Settled {
         let deferred = outcome.unreviewed && mode == Unreviewed::Ask;
         let interrupt = if ids.session_given && !deferred {
-            let counts = self
+            match self
                 .sessions
-                .record(&ids.session_id, &ids.key, outcome.decision);
-            crate::decision::breaker::verdict(&counts, &self.config.breaker, outcome.decision)
+                .record(&ids.session_id, &ids.key, outcome.decision)
+                .await
+            {
+                Ok(counts) => crate::decision::breaker::verdict(
+                    &counts,
+                    &self.config.breaker,
+                    outcome.decision,
+                ),
+                Err(e) => {
+                    self.store_failed(&e);
+                    crate::decision::breaker::verdict_uncounted(outcome.decision, &e.to_string())
+                }
+            }
         } else {
             None
         };
@@ -868,7 +907,19 @@ impl Guardian {
         // Session memory: never in strict mode, never for an escalation.
         let use_memory = !req.strict && !escalated && self.sessions.memory_enabled();
         let memory_key = format!("{}|{action_key}", self.fingerprint);
-        if use_memory && let Some(r) = self.sessions.recall(session, &memory_key) {
+        let remembered = if use_memory {
+            // A store that fails remembers nothing: the action is judged afresh.
+            self.sessions
+                .recall(session, &memory_key)
+                .await
+                .unwrap_or_else(|e| {
+                    self.store_failed(&e);
+                    None
+                })
+        } else {
+            None
+        };
+        if let Some(r) = remembered {
             return Judgment {
                 decision: Decision::Allow,
                 decided_by: DecidedBy::Session,
@@ -891,16 +942,35 @@ impl Guardian {
             && outcome.decision == Decision::Allow
             && let (Some(risk), Some(auth)) = (outcome.risk_level, outcome.user_authorization)
         {
-            self.sessions.remember(
-                session,
-                &memory_key,
-                review_id,
-                risk,
-                auth,
-                &outcome.rationale,
-            );
+            let approval = crate::session::Remembered {
+                review_id: review_id.to_string(),
+                risk_level: risk,
+                user_authorization: auth,
+                rationale: outcome.rationale.clone(),
+            };
+            if let Err(e) = self.sessions.remember(session, &memory_key, approval).await {
+                self.store_failed(&e);
+            }
         }
         outcome
+    }
+
+    /// Counts and logs a failed session store call.
+    fn store_failed(&self, e: &crate::session::StoreError) {
+        self.metrics.session_store_errors.inc();
+        tracing::warn!(error = %e, "session store call failed; judged as if nothing were remembered");
+    }
+
+    /// The session store's kind and whether it answers (for `/healthz`).
+    pub async fn session_store_health(
+        &self,
+    ) -> (&'static str, Result<(), crate::session::StoreError>) {
+        let kind = self.sessions.kind().as_str();
+        let health = self.sessions.health().await;
+        if let Err(e) = &health {
+            self.store_failed(e);
+        }
+        (kind, health)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -933,14 +1003,14 @@ impl Guardian {
         let mut facts = eval.facts.clone();
         facts.extend(signals.iter().map(crate::signals::fact));
         let prompt = self.prompts.render(req, ctx, why, &facts);
-        let scoring = self.config.reviewer.scoring == crate::config::Scoring::Logprobs;
+        let scoring = self.config.reviewer.scoring != crate::config::Scoring::Label;
         let first_pass = (self.config.reviewer.two_stage && !scoring)
             .then(|| self.prompts.first_pass_of(&prompt));
         let attempts = std::sync::atomic::AtomicU32::new(0);
         let call = || async {
             let staged = async {
                 if scoring {
-                    return self.scored_review(&prompt, &attempts, signals).await;
+                    return self.scored_review(req, &prompt, &attempts, signals).await;
                 }
                 let mut spent = Usage::default();
                 if let Some(fp) = &first_pass {
@@ -1056,8 +1126,10 @@ impl Guardian {
         }
     }
 
-    /// A scored review (`reviewer.scoring = "logprobs"`), one-token questions on one cached
-    /// prompt prefix: the decision, scored as P(deny) and compared with `deny_threshold`; for an
+    /// A scored review (`reviewer.scoring = "logprobs"` or `"probe"`), one-token questions on one
+    /// cached prompt prefix: the decision, scored as P(deny) (by the probe on the model's
+    /// embedding of the action, or from the one-token answer's log-probabilities) and compared
+    /// with `deny_threshold`; for an
     /// action with risk signals, whether the user's own words ask for it, scored as P(yes) and
     /// compared with `authorization_threshold` (the outcome table's user authorization). A
     /// written verdict is asked for only to explain (`explain = "deny"` for denials, `"always"`):
@@ -1066,23 +1138,15 @@ impl Guardian {
     /// (closed).
     async fn scored_review(
         &self,
+        req: &ReviewRequest,
         verdict: &prompt::Prompt,
         attempts: &std::sync::atomic::AtomicU32,
         signals: &[crate::signals::Signal],
     ) -> Result<crate::reviewer::ReviewOutput, ReviewerError> {
         use crate::reviewer::Question;
         let r = &self.config.reviewer;
-        // Every question is the verdict's prompt with another last line (one rendering, one
-        // cached prefix).
-        let decision = verdict.asking(prompt::DECISION_QUESTION);
-        let scored = self
-            .with_retries(attempts, || {
-                self.reviewer.score(&decision, Question::DECISION)
-            })
-            .await?;
+        let (p_deny, mut usage, mut stages) = self.decision_score(req, verdict, attempts).await?;
         let thresholds = crate::decision::Thresholds::of(r);
-        let mut usage = scored.usage;
-        let mut stages = vec!["decision"];
         // The table's input, asked whatever the score (a sweep over thresholds needs it), and
         // of every action when it weighs in the score.
         let authorization = if crate::decision::score::asks_authorization(&thresholds, signals) {
@@ -1098,7 +1162,7 @@ impl Guardian {
         } else {
             None
         };
-        let s = crate::decision::score::score(scored.last(), authorization, &thresholds);
+        let s = crate::decision::score::score(p_deny, authorization, &thresholds);
         let mut written = None;
         if s.wants_explanation(r.explain) {
             match self.call_with_retries(verdict, attempts).await {
@@ -1121,6 +1185,38 @@ impl Guardian {
             decision_score: s.weighed.map(|_| s.p_deny),
             authorization,
         })
+    }
+}
+
+impl Guardian {
+    /// The decision's P(deny): the probe on the model's embedding of the action when one is
+    /// loaded, else the one-token decision's log-probabilities (every question is the verdict's
+    /// prompt with another last line: one rendering, one cached prefix). Also the tokens used and
+    /// the stage's name. A probe that cannot read the embedding fails the review (closed).
+    async fn decision_score(
+        &self,
+        req: &ReviewRequest,
+        verdict: &prompt::Prompt,
+        attempts: &std::sync::atomic::AtomicU32,
+    ) -> Result<(f64, Usage, Vec<&'static str>), ReviewerError> {
+        if let Some(probe) = &self.probe {
+            let text = crate::reviewer::probe::text(req);
+            let embedded = self
+                .with_retries(attempts, || self.reviewer.embed(&text))
+                .await?;
+            let p = probe
+                .score(&embedded.vector)
+                .map_err(|e| ReviewerError::InvalidJson(e.to_string()))?;
+            return Ok((p, embedded.usage, vec!["probe"]));
+        }
+        let decision = verdict.asking(prompt::DECISION_QUESTION);
+        let scored = self
+            .with_retries(attempts, || {
+                self.reviewer
+                    .score(&decision, crate::reviewer::Question::DECISION)
+            })
+            .await?;
+        Ok((scored.last(), scored.usage, vec!["decision"]))
     }
 }
 

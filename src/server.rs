@@ -481,8 +481,21 @@ async fn metrics(State(g): State<Arc<Guardian>>) -> Response {
         .into_response()
 }
 
-async fn healthz() -> Response {
-    Json(json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")})).into_response()
+/// Liveness and readiness: always 200 while the process serves (a fleet whose shared store is
+/// down still answers, denying what it cannot check), with the session store's state:
+/// `"status": "degraded"` when it does not answer.
+async fn healthz(State(guardian): State<Arc<Guardian>>) -> Response {
+    let (store, health) = guardian.session_store_health().await;
+    let status = if health.is_ok() { "ok" } else { "degraded" };
+    let mut body = json!({
+        "status": status,
+        "version": env!("CARGO_PKG_VERSION"),
+        "session_store": {"kind": store, "ok": health.is_ok()},
+    });
+    if let Err(e) = health {
+        body["session_store"]["error"] = e.to_string().into();
+    }
+    Json(body).into_response()
 }
 
 /// Serves until the process gets SIGINT or SIGTERM; SIGHUP rotates the audit log (as

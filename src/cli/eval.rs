@@ -37,7 +37,7 @@ pub(crate) struct Args {
     pub(crate) label: bool,
     /// Print the highest reviewer.deny_threshold whose false-allow rate over these cases is
     /// at most this rate (0–1), with the false-deny rate it costs (needs scored reviews:
-    /// reviewer.scoring = "logprobs").
+    /// reviewer.scoring = "logprobs" or "probe").
     #[arg(long, value_parser = rate_in_unit)]
     pub(crate) target_false_allow: Option<f64>,
     /// Instead of running cases, read a previous report.json and print its threshold sweep
@@ -204,7 +204,7 @@ pub(crate) fn sweep_report(
     match guardian::eval::threshold::sweep(&report.outcomes) {
         Some(t) => print_sweep(&t),
         None => anyhow::bail!(
-            "guardian eval: {} has no scored reviews (reviewer.scoring = \"logprobs\")",
+            "guardian eval: {} has no scored reviews (reviewer.scoring = \"logprobs\" or \"probe\")",
             path.display()
         ),
     }

@@ -5,6 +5,56 @@ use guardian::Config;
 /// The local reviewer's address (scripts/local-model.sh serve).
 pub(crate) const LOCAL_MODEL_URL: &str = "http://127.0.0.1:8089/v1";
 
+/// Scores with the shipped probe (`reviewer.scoring = "probe"`) when the served model file is
+/// the one it was trained on (the hash beside the file, written by `scripts/local-model.sh
+/// install`, or the file's own), with its threshold ([`guardian::decision::local_probe`]);
+/// otherwise keeps the one-token score and says why.
+async fn use_probe_if_it_fits(cfg: &mut Config) {
+    let probe = match guardian::reviewer::probe::Probe::embedded() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("guardian: the shipped probe is unusable ({e}); scoring one token");
+            return;
+        }
+    };
+    let timeout = std::time::Duration::from_millis(800);
+    let Some(file) =
+        guardian::reviewer::openai::served_model_file(&cfg.reviewer.base_url, timeout).await
+    else {
+        eprintln!(
+            "guardian: the local server does not say which model file it runs; scoring one token"
+        );
+        return;
+    };
+    let sha = match guardian::reviewer::probe::model_file_sha256(&file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!(
+                "guardian: cannot hash {} ({e}); scoring one token",
+                file.display()
+            );
+            return;
+        }
+    };
+    if probe.check_model(&sha).is_err() {
+        eprintln!(
+            "guardian: the shipped probe was trained on another model than {}; scoring one token",
+            file.display()
+        );
+        return;
+    }
+    let t = guardian::decision::local_probe(&probe);
+    cfg.reviewer.scoring = guardian::config::Scoring::Probe;
+    cfg.reviewer.model_sha256 = Some(sha);
+    cfg.reviewer.deny_threshold = t.deny;
+    cfg.reviewer.authorization_threshold = t.authorization;
+    cfg.reviewer.authorization_weight = t.authorization_weight;
+    eprintln!(
+        "guardian: scoring with the probe {} on its hidden state (threshold {:.4})",
+        probe.version, t.deny
+    );
+}
+
 /// With the embedded defaults, use the local reviewer model when one is serving on loopback
 /// (`scripts/local-model.sh serve`); otherwise keep `backend = "none"`.
 pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
@@ -46,6 +96,7 @@ pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
             cfg.reviewer.authorization_weight = t.authorization_weight;
             cfg.reviewer.explain = guardian::config::Explain::Never;
             cfg.reviewer.warm_up = true;
+            use_probe_if_it_fits(cfg).await;
         }
         None => eprintln!(
             "guardian: no reviewer configured and no local model at {LOCAL_MODEL_URL}: actions no rule allows are denied (see scripts/local-model.sh)"

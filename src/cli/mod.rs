@@ -76,6 +76,9 @@ subcommands! {
     Opencode => opencode, long;
     /// Run labeled cases through the whole pipeline and report how often it is right.
     Eval => eval, short;
+    /// Fit the reviewer's probe (reviewer.scoring = "probe") from labelled cases: embeddings
+    /// from the model server, a cross-validated logistic regression, the deny threshold.
+    Train => train, long;
     /// Convert datasets and recorded traces into eval cases (JSONL on stdout).
     Traces => traces, short;
     /// Agent hook adapters that call a running guardian server.

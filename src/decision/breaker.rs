@@ -5,6 +5,17 @@
 use crate::session::{BreakerConfig, BreakerCounts};
 use crate::verdict::Decision;
 
+/// Why the agent must stop when the session store could not count this denial (Redis down or
+/// slow): the breaker errs towards interrupting, never towards letting a runaway agent go on.
+/// An allow never interrupts.
+pub fn verdict_uncounted(decision: Decision, why: &str) -> Option<String> {
+    (decision == Decision::Deny).then(|| {
+        format!(
+            "this session's denials could not be counted ({why}), so guardian stops it to be safe"
+        )
+    })
+}
+
 /// Why the agent must stop, when a threshold is reached on a denial.
 pub fn verdict(c: &BreakerCounts, b: &BreakerConfig, decision: Decision) -> Option<String> {
     if decision != Decision::Deny {
@@ -46,7 +57,8 @@ mod tests {
 
     /// Records a decision and returns the breaker's verdict on it.
     fn v(s: &Store, session: &str, key: &str, d: Decision) -> Option<String> {
-        verdict(&s.0.record(session, key, d), &s.1, d)
+        let counts = futures::executor::block_on(s.0.record(session, key, d)).expect("memory");
+        verdict(&counts, &s.1, d)
     }
 
     #[test]

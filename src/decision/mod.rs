@@ -15,5 +15,5 @@ pub mod score;
 pub mod table;
 
 pub use combine::AllAllowed;
-pub use score::{LOCAL_MODEL, Scored, Thresholds, combined_score};
+pub use score::{LOCAL_MODEL, Scored, Thresholds, combined_score, local_probe};
 pub use table::{Table, final_risk, outcome_table};

@@ -32,6 +32,17 @@ pub const LOCAL_MODEL: Thresholds = Thresholds {
     authorization_weight: 0.0,
 };
 
+/// The local model's thresholds when its probe scores the decision
+/// (`reviewer.scoring = "probe"`): the probe's own threshold, chosen when it was trained
+/// (`guardian train`, cross-validated for a target false-allow rate) and shipped in its file,
+/// with the one-token authorization question's thresholds of [`LOCAL_MODEL`].
+pub fn local_probe(probe: &crate::reviewer::probe::Probe) -> Thresholds {
+    Thresholds {
+        deny: probe.threshold,
+        ..LOCAL_MODEL
+    }
+}
+
 /// P(yes) of the authorization question from which the user's authorization counts as high
 /// (what a high-severity signal needs, with its target named in the intent), when the
 /// authorization threshold is lower.

@@ -13,6 +13,7 @@ pub mod label;
 pub mod report;
 pub mod threshold;
 pub mod traces;
+pub mod train;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -116,7 +117,7 @@ pub struct CaseOutcome {
     /// Prompt tokens the backend served from its cache.
     #[serde(default)]
     pub cached_tokens: u64,
-    /// P(deny), when the reviewer scored the case (`reviewer.scoring = "logprobs"`).
+    /// P(deny), when the reviewer scored the case (`reviewer.scoring = "logprobs"` or `"probe"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
     /// For a scored case: whether the outcome table denies it whatever the score.

@@ -255,6 +255,25 @@ impl Policy {
             .collect()
     }
 
+    /// What decides, as text: every rule's effect and pattern in order, the settings' effects
+    /// and the protected patterns. Where rules are written (file and line) and where guardian's
+    /// own files live are left out, so replicas of a fleet with one policy agree on it.
+    pub fn fingerprint_text(&self) -> String {
+        let rules: Vec<(Effect, &str)> = self
+            .rules
+            .iter()
+            .map(|r| (r.effect, r.pattern.as_str()))
+            .collect();
+        let s = &self.settings;
+        format!(
+            "{rules:?}\u{0}{:?} {:?} {:?}\u{0}{:?}",
+            s.default,
+            s.outside_workspace,
+            s.remote_code,
+            s.protections.patterns()
+        )
+    }
+
     /// The settings in force.
     pub fn settings(&self) -> &Settings {
         &self.settings

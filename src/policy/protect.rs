@@ -133,6 +133,16 @@ impl Protections {
         Ok(self)
     }
 
+    /// The protected patterns as written (reads, then writes), without guardian's own files:
+    /// what a policy fingerprint reads, the same on every replica of a fleet whatever the
+    /// paths of its config and audit files.
+    pub fn patterns(&self) -> (Vec<&str>, Vec<&str>) {
+        (
+            self.reads.iter().map(|(p, _)| p.as_str()).collect(),
+            self.writes.iter().map(|(p, _)| p.as_str()).collect(),
+        )
+    }
+
     /// The protected read pattern `path` matches, if any.
     pub fn read(&self, path: &Path, ctx: &Context) -> Option<String> {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");

@@ -50,11 +50,20 @@ pub struct ReviewerConfig {
     pub two_stage: bool,
     /// `[reviewer.budget]`: token budgets for the evidence.
     pub budget: crate::reviewer::budget::Budget,
-    /// How the model's answer becomes a decision: `label` (the verdict's outcome, any backend)
-    /// or `logprobs` (P(deny) from the log-probabilities of a one-token decision, compared with
-    /// `deny_threshold`; OpenAI-compatible servers that return `logprobs`, e.g. llama.cpp).
+    /// How the model's answer becomes a decision: `label` (the verdict's outcome, any backend),
+    /// `logprobs` (P(deny) from the log-probabilities of a one-token decision, compared with
+    /// `deny_threshold`; OpenAI-compatible servers that return `logprobs`, e.g. llama.cpp) or
+    /// `probe` (P(deny) from a linear probe on the model's embedding of the action; llama.cpp's
+    /// server with embeddings on, the model the probe was trained on).
     pub scoring: Scoring,
-    /// With `scoring = "logprobs"`: deny when P(deny) is at least this (0–1).
+    /// With `scoring = "probe"`: the probe file (relative to the config file); default the probe
+    /// shipped with guardian (`prompts/probe-v1.json`, trained on the local model).
+    pub probe_file: Option<PathBuf>,
+    /// The sha256 of the model file the server runs. With `scoring = "probe"` it is required and
+    /// must equal the probe's `model_sha256` (a probe reads one model's hidden state only).
+    pub model_sha256: Option<String>,
+    /// With `scoring = "logprobs"` or `"probe"`: deny when the score (P(deny)) is at least this
+    /// (0–1).
     pub deny_threshold: f64,
     /// With `scoring = "logprobs"`: an action with risk signals is also asked whether the user's
     /// own words ask for it (one scored token, P(yes)); the outcome table counts the user's
@@ -84,6 +93,10 @@ pub enum Scoring {
     Label,
     /// P(deny) from log-probabilities decides (label first).
     Logprobs,
+    /// P(deny) from a probe on the model's hidden state decides (`/embeddings`, see
+    /// [`crate::reviewer::probe`]); questions other than the decision are scored as with
+    /// `logprobs`.
+    Probe,
 }
 
 /// `reviewer.explain`.
@@ -127,6 +140,8 @@ impl Default for ReviewerConfig {
             two_stage: false,
             budget: crate::reviewer::budget::Budget::default(),
             scoring: Scoring::Label,
+            probe_file: None,
+            model_sha256: None,
             deny_threshold: 0.5,
             authorization_threshold: 0.5,
             authorization_weight: 0.0,

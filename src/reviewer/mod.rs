@@ -9,6 +9,7 @@ pub mod anthropic;
 pub mod budget;
 pub mod config;
 pub mod openai;
+pub mod probe;
 pub mod prompt;
 
 use std::time::Duration;
@@ -140,6 +141,15 @@ impl Question {
         let alternatives: Vec<String> = self.labels.iter().map(|l| format!("{l:?}")).collect();
         format!("root ::= {}", alternatives.join(" | "))
     }
+}
+
+/// A text's embedding, as the backend returned it.
+#[derive(Debug, Clone)]
+pub struct Embedded {
+    /// The vector.
+    pub vector: Vec<f64>,
+    /// Tokens used.
+    pub usage: Usage,
 }
 
 /// A question's answer scored from the backend's log-probabilities.
@@ -318,6 +328,16 @@ pub trait Reviewer: Send + Sync {
         Box::pin(async {
             Err(ReviewerError::InvalidJson(
                 "this backend returns no log-probabilities".into(),
+            ))
+        })
+    }
+    /// The model's embedding of a text (its hidden state; last-token pooling on llama.cpp's
+    /// server started with embeddings on), for `reviewer.scoring = "probe"`. Backends without
+    /// an embeddings endpoint fail (the review fails closed).
+    fn embed<'a>(&'a self, _text: &'a str) -> BoxFuture<'a, Result<Embedded, ReviewerError>> {
+        Box::pin(async {
+            Err(ReviewerError::InvalidJson(
+                "this backend returns no embeddings".into(),
             ))
         })
     }

@@ -1,4 +1,5 @@
-//! The OpenAI-compatible backend: `POST {base_url}/chat/completions`.
+//! The OpenAI-compatible backend: `POST {base_url}/chat/completions`, and
+//! `POST {base_url}/embeddings` for the probe.
 //!
 //! This module owns the wire format of chat completions with a strict JSON-schema response
 //! format (what OpenAI, llama.cpp's server, vLLM and most gateways accept), and the translation
@@ -10,7 +11,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 
 use super::{
-    Prompt, Question, ReviewOutput, Reviewer, ReviewerError, Scored, Usage, label_probs,
+    Embedded, Prompt, Question, ReviewOutput, Reviewer, ReviewerError, Scored, Usage, label_probs,
     parse_verdict, verdict_schema,
 };
 
@@ -22,6 +23,7 @@ pub const MAX_REPLY_BYTES: usize = 1024 * 1024;
 pub struct OpenAiReviewer {
     client: reqwest::Client,
     url: String,
+    embeddings_url: String,
     model: String,
     api_key: Option<String>,
     max_output_tokens: u32,
@@ -68,6 +70,22 @@ pub async fn send_and_read(
     Ok(body)
 }
 
+/// The model file a llama.cpp server at `base_url` (e.g. `http://127.0.0.1:8089/v1`) runs:
+/// `model_path` from its `GET /props`. `None` when the server says nothing of it.
+pub async fn served_model_file(base_url: &str, timeout: Duration) -> Option<std::path::PathBuf> {
+    let root = base_url.trim_end_matches('/').trim_end_matches("/v1");
+    let client = crate::transport::http_client(timeout).ok()?;
+    let body: serde_json::Value = client
+        .get(format!("{root}/props"))
+        .send()
+        .await
+        .ok()?
+        .json()
+        .await
+        .ok()?;
+    body["model_path"].as_str().map(std::path::PathBuf::from)
+}
+
 fn transport_error(e: &reqwest::Error, url: &str, timeout: Duration) -> ReviewerError {
     if e.is_timeout() {
         return ReviewerError::Timeout(timeout);
@@ -92,6 +110,7 @@ impl OpenAiReviewer {
         Ok(OpenAiReviewer {
             client: crate::transport::http_client(timeout)?,
             url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
+            embeddings_url: format!("{}/embeddings", base_url.trim_end_matches('/')),
             model: model.to_string(),
             api_key,
             max_output_tokens,
@@ -185,6 +204,37 @@ impl OpenAiReviewer {
         Ok(Scored { probs, usage })
     }
 
+    /// `POST /embeddings` for one text: `data[0].embedding`, every value a finite number.
+    async fn call_embed(&self, text: &str) -> Result<Embedded, ReviewerError> {
+        let body = serde_json::json!({"model": self.model, "input": text});
+        let mut req = self.client.post(&self.embeddings_url).json(&body);
+        if let Some(key) = &self.api_key {
+            req = req.bearer_auth(key);
+        }
+        let bytes = send_and_read(req, &self.embeddings_url, self.timeout).await?;
+        let parsed: EmbeddingResponse = serde_json::from_slice(&bytes)
+            .map_err(|e| ReviewerError::InvalidJson(format!("embeddings reply: {e}")))?;
+        let vector = parsed
+            .data
+            .into_iter()
+            .next()
+            .map(|d| d.embedding)
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| {
+                ReviewerError::InvalidJson("no data[0].embedding in the embeddings reply".into())
+            })?;
+        if vector.iter().any(|x| !x.is_finite()) {
+            return Err(ReviewerError::InvalidJson(
+                "the embedding holds a value that is not finite".into(),
+            ));
+        }
+        let usage = Usage {
+            prompt_tokens: parsed.usage.map_or(0, |u| u.prompt_tokens),
+            ..Usage::default()
+        };
+        Ok(Embedded { vector, usage })
+    }
+
     async fn call(&self, prompt: &Prompt) -> Result<ReviewOutput, ReviewerError> {
         let parsed = self.post(&self.request_body(prompt)).await?;
         let usage = parsed.usage();
@@ -222,12 +272,33 @@ impl Reviewer for OpenAiReviewer {
     ) -> BoxFuture<'a, Result<Scored, ReviewerError>> {
         Box::pin(self.call_score(prompt, question))
     }
+    fn embed<'a>(&'a self, text: &'a str) -> BoxFuture<'a, Result<Embedded, ReviewerError>> {
+        Box::pin(self.call_embed(text))
+    }
     fn backend(&self) -> &str {
         "openai"
     }
     fn model(&self) -> Option<&str> {
         Some(&self.model)
     }
+}
+
+#[derive(Debug, Deserialize)]
+struct EmbeddingResponse {
+    data: Vec<EmbeddingData>,
+    #[serde(default)]
+    usage: Option<EmbeddingUsage>,
+}
+
+#[derive(Debug, Deserialize)]
+struct EmbeddingData {
+    embedding: Vec<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct EmbeddingUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
 }
 
 #[derive(Debug, Deserialize)]

@@ -36,6 +36,7 @@ fn the_readme_config_parses_and_shows_the_defaults() {
         format!("{:?}", d.breaker),
         "[breaker]"
     );
+    assert_eq!(cfg.session, d.session, "[session]");
     assert_eq!(
         format!("{:?}", cfg.limits),
         format!("{:?}", d.limits),

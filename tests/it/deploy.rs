@@ -1,0 +1,91 @@
+//! The deployment files (`deploy/`) say what the fleet docs say: the replicas' config and the
+//! Kubernetes ConfigMap's are configs guardian loads, with the Redis store and the probe for
+//! the model the model image installs; the compose file starts two replicas, Redis, the model
+//! server and a balancer that routes `/v1/*` across both; the image runs as a non-root user.
+//! (No Docker engine runs where the tests run: the images themselves are built by hand.)
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR")))
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn check_fleet_config(text: &str, name: &str) {
+    let cfg = guardian::Config::parse(text, name).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        cfg.session.store,
+        guardian::config::StoreKind::Redis,
+        "{name}"
+    );
+    assert_eq!(
+        cfg.reviewer.scoring,
+        guardian::config::Scoring::Probe,
+        "{name}"
+    );
+    let probe = guardian::reviewer::probe::Probe::embedded().expect("the shipped probe");
+    assert_eq!(
+        cfg.reviewer.model_sha256.as_deref(),
+        Some(probe.model_sha256.as_str()),
+        "{name}: the probe's model"
+    );
+    assert!(
+        read("scripts/local-model.sh").contains(&probe.model_sha256),
+        "the model image installs the probe's model"
+    );
+    assert!(
+        matches!(cfg.audit.mirror, guardian::config::AuditMirror::Stdout),
+        "{name}: audit records reach the log shipper"
+    );
+    assert_eq!(
+        cfg.reviewer.deny_threshold,
+        guardian::decision::local_probe(&probe).deny,
+        "{name}: the probe's own threshold"
+    );
+}
+
+#[test]
+fn the_replicas_config_loads_with_redis_and_the_probe() {
+    check_fleet_config(&read("deploy/guardian.toml"), "deploy/guardian.toml");
+}
+
+#[test]
+fn the_kubernetes_configmap_holds_a_config_that_loads() {
+    let yaml = read("deploy/k8s/guardian.yaml");
+    let start = yaml
+        .find("guardian.toml: |\n")
+        .expect("a guardian.toml in the ConfigMap")
+        + "guardian.toml: |\n".len();
+    let block: String = yaml[start..]
+        .lines()
+        .take_while(|l| l.starts_with("    ") || l.is_empty())
+        .map(|l| format!("{}\n", l.strip_prefix("    ").unwrap_or(l)))
+        .collect();
+    check_fleet_config(&block, "deploy/k8s/guardian.yaml");
+    for needed in [
+        "readinessProbe",
+        "path: /healthz",
+        "kind: Service",
+        "runAsNonRoot: true",
+    ] {
+        assert!(yaml.contains(needed), "{needed}");
+    }
+}
+
+#[test]
+fn compose_starts_two_replicas_redis_the_model_and_a_balancer() {
+    let compose = read("deploy/compose.yaml");
+    for service in [
+        "redis:",
+        "model:",
+        "guardian-1:",
+        "guardian-2:",
+        "balancer:",
+    ] {
+        assert!(compose.contains(&format!("\n  {service}")), "{service}");
+    }
+    let nginx = read("deploy/nginx.conf");
+    assert!(nginx.contains("server guardian-1:8700") && nginx.contains("server guardian-2:8700"));
+    assert!(nginx.contains("location /v1/"));
+    let image = read("deploy/Dockerfile");
+    assert!(image.contains("USER 10001") && image.contains("FROM debian:bookworm-slim"));
+    assert!(image.contains("VOLUME [\"/var/lib/guardian\"]"));
+}
