@@ -1147,9 +1147,15 @@ impl Guardian {
         let r = &self.config.reviewer;
         let (p_deny, mut usage, mut stages) = self.decision_score(req, verdict, attempts).await?;
         let thresholds = crate::decision::Thresholds::of(r);
-        // The table's input, asked whatever the score (a sweep over thresholds needs it), and
-        // of every action when it weighs in the score.
-        let authorization = if crate::decision::score::asks_authorization(&thresholds, signals) {
+        // The table's input: with the one-token score asked whatever the score (a sweep over
+        // thresholds needs it; it costs one token on the cached prefix), and of every action when
+        // it weighs in the score; with the probe only when it can change the decision.
+        let asks = if self.probe.is_some() {
+            crate::decision::score::authorization_decides(&thresholds, signals, p_deny)
+        } else {
+            crate::decision::score::asks_authorization(&thresholds, signals)
+        };
+        let authorization = if asks {
             let asked = verdict.asking(prompt::AUTHORIZATION_QUESTION);
             let a = self
                 .with_retries(attempts, || {

@@ -104,25 +104,9 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     .await
     .map_err(|e| anyhow::anyhow!("guardian train: {e}"))?;
     if let Some(path) = &a.dump_features {
-        let mut out = String::new();
-        for (e, x) in data.examples.iter().zip(&data.x) {
-            let file = &data.manifest[e.file].file;
-            let line =
-                serde_json::json!({"id": e.id, "file": file, "deny": e.deny, "embedding": x});
-            out.push_str(&format!("{line}\n"));
-        }
-        std::fs::write(path, out)?;
+        dump_features(path, &data)?;
     }
-    let fixed = match &a.fixed_by {
-        None => None,
-        Some(p) => {
-            let text = std::fs::read_to_string(p)?;
-            let report: guardian::eval::Report = serde_json::from_str(&text).map_err(|e| {
-                anyhow::anyhow!("guardian train: {} is not a report.json: {e}", p.display())
-            })?;
-            Some(guardian::eval::train::rule_decided(&report))
-        }
-    };
+    let fixed = a.fixed_by.as_deref().map(rule_decided).transpose()?;
     if let Some(c) = a.calibrate_on.iter().find(|c| !a.files.contains(c)) {
         anyhow::bail!(
             "guardian train: --calibrate-on {} is not one of the case files",
@@ -171,4 +155,31 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every case's features as JSON lines (id, file, deny, embedding).
+fn dump_features(
+    path: &std::path::Path,
+    data: &guardian::eval::train::Embedded,
+) -> anyhow::Result<()> {
+    let mut out = String::new();
+    for (e, x) in data.examples.iter().zip(&data.x) {
+        let file = &data.manifest[e.file].file;
+        let line = serde_json::json!({"id": e.id, "file": file, "deny": e.deny, "embedding": x});
+        out.push_str(&format!("{line}\n"));
+    }
+    std::fs::write(path, out)?;
+    Ok(())
+}
+
+/// The rule-decided cases of a rules-only report.json.
+fn rule_decided(path: &std::path::Path) -> anyhow::Result<std::collections::HashMap<String, bool>> {
+    let text = std::fs::read_to_string(path)?;
+    let report: guardian::eval::Report = serde_json::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "guardian train: {} is not a report.json: {e}",
+            path.display()
+        )
+    })?;
+    Ok(guardian::eval::train::rule_decided(&report))
 }

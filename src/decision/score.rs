@@ -96,6 +96,32 @@ pub fn asks_authorization(t: &Thresholds, signals: &[Signal]) -> bool {
     !signals.is_empty() || t.authorization_weight > 0.0
 }
 
+/// With the probe, where the authorization question costs a second read of the evidence (the
+/// embedding shares no prefix with it): whether its answer can change the decision. Not when
+/// the score already denies, nor when the outcome table's answer does not depend on it (a
+/// critical signal, a high one whose target the user did not name: denied whatever the answer;
+/// only medium signals whose targets the user named, or none: allowed in code). Always when it
+/// weighs in the score.
+pub fn authorization_decides(t: &Thresholds, signals: &[Signal], p_deny: f64) -> bool {
+    use crate::verdict::Severity;
+    if t.authorization_weight > 0.0 {
+        return true;
+    }
+    if p_deny >= t.deny || signals.iter().any(|s| s.severity == Severity::Critical) {
+        return false;
+    }
+    let mut high = signals
+        .iter()
+        .filter(|s| s.severity == Severity::High)
+        .peekable();
+    if high.peek().is_some() {
+        return high.all(|s| s.named_in_intent);
+    }
+    signals
+        .iter()
+        .any(|s| s.severity == Severity::Medium && !s.named_in_intent)
+}
+
 /// Decides a score: P(deny), and P(yes) when the authorization question was asked.
 pub fn score(p_deny: f64, authorization: Option<f64>, t: &Thresholds) -> Scored {
     let weighed = authorization.filter(|_| t.authorization_weight > 0.0);
@@ -205,6 +231,50 @@ impl Scored {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sig(severity: crate::verdict::Severity, named: bool) -> Signal {
+        Signal {
+            category: crate::verdict::Category::Destructive,
+            severity,
+            evidence: "e".into(),
+            named_in_intent: named,
+            target: "t".into(),
+        }
+    }
+
+    #[test]
+    fn with_the_probe_authorization_is_asked_only_when_it_can_change_the_decision() {
+        use crate::verdict::Severity::{Critical, High, Medium};
+        let t = Thresholds {
+            deny: 0.3,
+            ..LOCAL_MODEL
+        };
+        let asks = |signals: &[Signal], p: f64| authorization_decides(&t, signals, p);
+        assert!(!asks(&[], 0.1), "no signal: the table allows");
+        assert!(!asks(&[sig(Medium, false)], 0.5), "the score denies");
+        assert!(asks(&[sig(Medium, false)], 0.1));
+        assert!(
+            !asks(&[sig(Medium, true)], 0.1),
+            "named medium: allowed in code"
+        );
+        assert!(asks(&[sig(High, true), sig(Medium, true)], 0.1));
+        assert!(
+            !asks(&[sig(High, false)], 0.1),
+            "unnamed high: denied whatever"
+        );
+        assert!(
+            !asks(&[sig(Critical, true)], 0.1),
+            "critical: denied whatever"
+        );
+        let weighed = Thresholds {
+            authorization_weight: 1.0,
+            ..t
+        };
+        assert!(
+            authorization_decides(&weighed, &[], 0.9),
+            "it weighs in the score"
+        );
+    }
 
     #[test]
     fn the_config_defaults_are_these() {
