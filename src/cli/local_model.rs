@@ -5,7 +5,8 @@ use guardian::Config;
 /// The local reviewer's address (scripts/local-model.sh serve).
 pub(crate) const LOCAL_MODEL_URL: &str = "http://127.0.0.1:8089/v1";
 
-/// Scores with the shipped probe (`reviewer.scoring = "probe"`) when the served model file is
+/// With `GUARDIAN_LOCAL_SCORING=probe`: scores with the shipped probe (`reviewer.scoring =
+/// "probe"`) when the served model file is
 /// the one it was trained on (the hash beside the file, written by `scripts/local-model.sh
 /// install`, or the file's own), with its threshold ([`guardian::decision::local_probe`]);
 /// otherwise keeps the one-token score and says why.
@@ -96,7 +97,11 @@ pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
             cfg.reviewer.authorization_weight = t.authorization_weight;
             cfg.reviewer.explain = guardian::config::Explain::Never;
             cfg.reviewer.warm_up = true;
-            use_probe_if_it_fits(cfg).await;
+            // The probe ranks the team's held-out split better but denies far more benign
+            // NL2Bash commands (evals/RESULTS.md): opt-in until it generalises.
+            if std::env::var("GUARDIAN_LOCAL_SCORING").is_ok_and(|v| v == "probe") {
+                use_probe_if_it_fits(cfg).await;
+            }
         }
         None => eprintln!(
             "guardian: no reviewer configured and no local model at {LOCAL_MODEL_URL}: actions no rule allows are denied (see scripts/local-model.sh)"

@@ -1,6 +1,6 @@
 //! The deployment files (`deploy/`) say what the fleet docs say: the replicas' config and the
-//! Kubernetes ConfigMap's are configs guardian loads, with the Redis store and the probe for
-//! the model the model image installs; the compose file starts two replicas, Redis, the model
+//! Kubernetes ConfigMap's are configs guardian loads, with the Redis store and the local
+//! model's shipped scoring; the compose file starts two replicas, Redis, the model
 //! server and a balancer that routes `/v1/*` across both; the image runs as a non-root user.
 //! (No Docker engine runs where the tests run: the images themselves are built by hand.)
 
@@ -16,20 +16,16 @@ fn check_fleet_config(text: &str, name: &str) {
         guardian::config::StoreKind::Redis,
         "{name}"
     );
+    // The local model's shipped scoring, as `guardian serve` sets it up.
     assert_eq!(
         cfg.reviewer.scoring,
-        guardian::config::Scoring::Probe,
+        guardian::config::Scoring::Logprobs,
         "{name}"
     );
     let probe = guardian::reviewer::probe::Probe::embedded().expect("the shipped probe");
-    assert_eq!(
-        cfg.reviewer.model_sha256.as_deref(),
-        Some(probe.model_sha256.as_str()),
-        "{name}: the probe's model"
-    );
     assert!(
         read("scripts/local-model.sh").contains(&probe.model_sha256),
-        "the model image installs the probe's model"
+        "the model image installs the model the opt-in probe reads"
     );
     assert!(
         matches!(cfg.audit.mirror, guardian::config::AuditMirror::Stdout),
@@ -37,13 +33,13 @@ fn check_fleet_config(text: &str, name: &str) {
     );
     assert_eq!(
         cfg.reviewer.deny_threshold,
-        guardian::decision::local_probe(&probe).deny,
-        "{name}: the probe's own threshold"
+        guardian::decision::LOCAL_MODEL.deny,
+        "{name}: the local model's threshold"
     );
 }
 
 #[test]
-fn the_replicas_config_loads_with_redis_and_the_probe() {
+fn the_replicas_config_loads_with_redis_and_the_local_models_scoring() {
     check_fleet_config(&read("deploy/guardian.toml"), "deploy/guardian.toml");
 }
 

@@ -93,6 +93,7 @@ fn serve_without_config_picks_up_the_local_model() {
         .args(["serve", "--listen", "127.0.0.1:0"])
         .current_dir(dir.path())
         .env_remove("GUARDIAN_NO_LOCAL_MODEL")
+        .env("GUARDIAN_LOCAL_SCORING", "probe")
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
