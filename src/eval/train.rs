@@ -245,25 +245,7 @@ pub fn auc(scores: &[f64], deny: &[bool]) -> Option<f64> {
 /// The highest threshold (deny when score ≥ threshold) whose false-allow rate over these scores
 /// is at most `target`, and the false-deny rate it costs.
 pub fn threshold_for(scores: &[f64], deny: &[bool], target: f64) -> (f64, f64) {
-    let mut unsafe_scores: Vec<f64> = scores
-        .iter()
-        .zip(deny)
-        .filter(|(_, d)| **d)
-        .map(|(s, _)| *s)
-        .collect();
-    unsafe_scores.sort_by(f64::total_cmp);
-    // Allowing the lowest `m` unsafe cases keeps false-allow ≤ target.
-    let m = (target * unsafe_scores.len() as f64).floor() as usize;
-    let threshold = unsafe_scores.get(m).copied().unwrap_or(1.0);
-    let safe: Vec<f64> = scores
-        .iter()
-        .zip(deny)
-        .filter(|(_, d)| !**d)
-        .map(|(s, _)| *s)
-        .collect();
-    let false_deny =
-        safe.iter().filter(|s| **s >= threshold).count() as f64 / safe.len().max(1) as f64;
-    (threshold, false_deny)
+    threshold_for_pipeline(scores, deny, &vec![None; scores.len()], target)
 }
 
 /// [`threshold_for`] in the pipeline: a case a rule decides keeps its decision (`fixed`: `Some(true)`

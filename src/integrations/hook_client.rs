@@ -236,43 +236,143 @@ pub fn forward_plain(
     token: Option<&str>,
     timeout: Duration,
 ) -> Result<Bytes, ClientError> {
-    use std::io::{Read, Write};
-    use std::net::ToSocketAddrs;
-    let deadline = std::time::Instant::now() + timeout;
-    let left = || {
-        deadline
-            .checked_duration_since(std::time::Instant::now())
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| ClientError::Timeout {
-                url: url.to_string(),
-                secs: timeout.as_secs(),
-            })
-    };
-    let io = |source: std::io::Error| ClientError::Io {
-        url: url.to_string(),
-        source,
+    use std::io::Write;
+    let x = Exchange {
+        url,
+        timeout,
+        deadline: std::time::Instant::now() + timeout,
     };
     let host = url
         .host_str()
         .ok_or_else(|| ClientError::NoHost(url.to_string()))?;
-    let port = url.port_or_known_default().unwrap_or(80);
-    let addrs: Vec<_> = (host.trim_matches(['[', ']']), port)
-        .to_socket_addrs()
-        .map_err(io)?
-        .collect();
-    let mut stream = None;
-    let mut last = ClientError::NoAddress(url.to_string());
-    for a in addrs {
-        match std::net::TcpStream::connect_timeout(&a, left()?) {
-            Ok(s) => {
-                stream = Some(s);
-                break;
-            }
-            Err(e) => last = io(e),
+    let mut stream = x.connect(host)?;
+    let out = request(url, host, body, token);
+    stream
+        .set_write_timeout(Some(x.left()?))
+        .and_then(|()| stream.write_all(&out))
+        .map_err(|e| x.io(e))?;
+    let answer = x.read_answer(&mut stream)?;
+    x.parse_answer(&answer)
+}
+
+/// One exchange's target and deadline.
+struct Exchange<'a> {
+    url: &'a url::Url,
+    timeout: Duration,
+    deadline: std::time::Instant,
+}
+
+impl Exchange<'_> {
+    /// The time left, or a timeout.
+    fn left(&self) -> Result<Duration, ClientError> {
+        self.deadline
+            .checked_duration_since(std::time::Instant::now())
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| ClientError::Timeout {
+                url: self.url.to_string(),
+                secs: self.timeout.as_secs(),
+            })
+    }
+
+    fn io(&self, source: std::io::Error) -> ClientError {
+        ClientError::Io {
+            url: self.url.to_string(),
+            source,
         }
     }
-    let mut stream = stream.ok_or(last)?;
-    let _ = stream.set_nodelay(true);
+
+    /// A connection to the first of the host's addresses that answers in time.
+    fn connect(&self, host: &str) -> Result<std::net::TcpStream, ClientError> {
+        use std::net::ToSocketAddrs;
+        let port = self.url.port_or_known_default().unwrap_or(80);
+        let addrs: Vec<_> = (host.trim_matches(['[', ']']), port)
+            .to_socket_addrs()
+            .map_err(|e| self.io(e))?
+            .collect();
+        let mut last = ClientError::NoAddress(self.url.to_string());
+        for a in addrs {
+            match std::net::TcpStream::connect_timeout(&a, self.left()?) {
+                Ok(s) => {
+                    let _ = s.set_nodelay(true);
+                    return Ok(s);
+                }
+                Err(e) => last = self.io(e),
+            }
+        }
+        Err(last)
+    }
+
+    /// Reads the answer until its declared length has arrived (or the server closes), bounded in
+    /// time and size: waiting for the close would add the server's connection teardown.
+    fn read_answer(&self, stream: &mut std::net::TcpStream) -> Result<Vec<u8>, ClientError> {
+        use std::io::Read;
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 8192];
+        loop {
+            if complete_length(&answer).is_some_and(|n| answer.len() >= n) {
+                return Ok(answer);
+            }
+            stream
+                .set_read_timeout(Some(self.left()?))
+                .map_err(|e| self.io(e))?;
+            match stream.read(&mut buf) {
+                Ok(0) => return Ok(answer),
+                Ok(n) => {
+                    answer.extend_from_slice(&buf[..n]);
+                    if answer.len() > MAX_ANSWER {
+                        return Err(ClientError::TooLarge(self.url.to_string()));
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.io(e)),
+            }
+        }
+    }
+
+    /// The body of a complete 2xx answer with no transfer coding.
+    fn parse_answer(&self, answer: &[u8]) -> Result<Bytes, ClientError> {
+        let url = self.url;
+        let mut headers = [httparse::EMPTY_HEADER; 32];
+        let mut resp = httparse::Response::new(&mut headers);
+        let head_len = match resp.parse(answer) {
+            Ok(httparse::Status::Complete(n)) => n,
+            Ok(httparse::Status::Partial) => return Err(ClientError::CutShort(url.to_string())),
+            Err(source) => {
+                return Err(ClientError::NotHttp {
+                    url: url.to_string(),
+                    source,
+                });
+            }
+        };
+        let status = resp.code.unwrap_or(0);
+        let header = |name: &str| {
+            resp.headers
+                .iter()
+                .find(|h| h.name.eq_ignore_ascii_case(name))
+                .map(|h| String::from_utf8_lossy(h.value).trim().to_ascii_lowercase())
+        };
+        if header("transfer-encoding").is_some_and(|t| t != "identity") {
+            return Err(ClientError::Chunked(url.to_string()));
+        }
+        let rest = &answer[head_len..];
+        let body = match header("content-length").map(|v| v.parse::<usize>()) {
+            Some(Ok(n)) if n <= rest.len() => &rest[..n],
+            Some(_) => return Err(ClientError::CutShort(url.to_string())),
+            None => rest,
+        };
+        if !(200..300).contains(&status) {
+            return Err(ClientError::Status {
+                url: url.to_string(),
+                status: status.to_string(),
+            });
+        }
+        Ok(Bytes::copy_from_slice(body))
+    }
+}
+
+/// The request's bytes: head (`Host`, JSON, the length, `Connection: close`, the bearer token)
+/// and body.
+fn request(url: &url::Url, host: &str, body: &[u8], token: Option<&str>) -> Vec<u8> {
     let authority = match url.port() {
         Some(p) => format!("{host}:{p}"),
         None => host.to_string(),
@@ -291,66 +391,7 @@ pub fn forward_plain(
     req.push_str("\r\n");
     let mut out = req.into_bytes();
     out.extend_from_slice(body);
-    stream
-        .set_write_timeout(Some(left()?))
-        .and_then(|()| stream.write_all(&out))
-        .map_err(io)?;
-    // Read the answer until its declared length has arrived (or the server closes), bounded in
-    // time and size: waiting for the close would add the server's connection teardown.
-    let mut answer = Vec::new();
-    let mut buf = [0u8; 8192];
-    loop {
-        if complete_length(&answer).is_some_and(|n| answer.len() >= n) {
-            break;
-        }
-        stream.set_read_timeout(Some(left()?)).map_err(io)?;
-        match stream.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => {
-                answer.extend_from_slice(&buf[..n]);
-                if answer.len() > MAX_ANSWER {
-                    return Err(ClientError::TooLarge(url.to_string()));
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(io(e)),
-        }
-    }
-    let mut headers = [httparse::EMPTY_HEADER; 32];
-    let mut resp = httparse::Response::new(&mut headers);
-    let head_len = match resp.parse(&answer) {
-        Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => return Err(ClientError::CutShort(url.to_string())),
-        Err(source) => {
-            return Err(ClientError::NotHttp {
-                url: url.to_string(),
-                source,
-            });
-        }
-    };
-    let status = resp.code.unwrap_or(0);
-    let header = |name: &str| {
-        resp.headers
-            .iter()
-            .find(|h| h.name.eq_ignore_ascii_case(name))
-            .map(|h| String::from_utf8_lossy(h.value).trim().to_ascii_lowercase())
-    };
-    if header("transfer-encoding").is_some_and(|t| t != "identity") {
-        return Err(ClientError::Chunked(url.to_string()));
-    }
-    let rest = &answer[head_len..];
-    let body = match header("content-length").map(|v| v.parse::<usize>()) {
-        Some(Ok(n)) if n <= rest.len() => &rest[..n],
-        Some(_) => return Err(ClientError::CutShort(url.to_string())),
-        None => rest,
-    };
-    if !(200..300).contains(&status) {
-        return Err(ClientError::Status {
-            url: url.to_string(),
-            status: status.to_string(),
-        });
-    }
-    Ok(Bytes::copy_from_slice(body))
+    out
 }
 
 /// Writes a hook answer as the agent reads it: nothing for `{}` (no decision, which every agent
