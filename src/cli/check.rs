@@ -4,8 +4,8 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use guardian::request::ReviewRequest;
 use guardian::Decision;
+use guardian::request::ReviewRequest;
 
 use super::{build, load};
 
@@ -23,7 +23,6 @@ pub(crate) struct Args {
 pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     check(a.config, a.words).await
 }
-
 
 pub(crate) async fn check(config: Option<PathBuf>, words: Vec<String>) -> anyhow::Result<ExitCode> {
     let cfg = load(config.as_ref())?;

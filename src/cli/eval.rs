@@ -3,9 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-
-use super::{build, load};
 use super::local_model::use_local_model_if_running;
+use super::{build, load};
 
 /// `guardian eval`'s arguments.
 #[derive(clap::Args)]
@@ -68,7 +67,6 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     )
     .await
 }
-
 
 pub(crate) async fn eval(
     files: Vec<PathBuf>,

@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use guardian::Config;
 
-
 /// `guardian init`'s arguments.
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -20,7 +19,6 @@ pub(crate) struct Args {
 pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     init(&a.path, a.force)
 }
-
 
 pub(crate) fn init(path: &std::path::Path, force: bool) -> anyhow::Result<ExitCode> {
     if path.exists() && !force {

@@ -3,8 +3,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-
-
 /// `guardian install`'s arguments.
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -70,7 +68,6 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     install(&opts, a.dry_run)
 }
-
 
 /// How hooks should name this binary: `guardian` when that resolves on PATH to this very file,
 /// else its absolute path.

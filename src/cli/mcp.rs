@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-
 use super::{build, load};
 
 /// `guardian mcp`'s arguments.
@@ -20,7 +19,6 @@ pub(crate) struct Args {
 pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     mcp(a.config, a.server).await
 }
-
 
 pub(crate) async fn mcp(
     config: Option<PathBuf>,

@@ -1,11 +1,25 @@
 //! The `guardian` command line: the list of its subcommands, and nothing else. Each subcommand's
 //! file owns its clap `Args` and its `run`, which translates: it parses nothing (clap did),
 //! calls the library, and returns `anyhow::Result<ExitCode>`; `main` prints an error and exits 2
-//! (the one error path). A new subcommand is one file and one line here. Exit codes of
+//! (the one error path). A new subcommand is one file and two lines here: its `mod` (outside
+//! the macro, so that `cargo fmt` reaches the file) and its line in `subcommands!`. Exit codes of
 //! `check`: 0 allow, 1 deny, 2 bad input or config.
 
+mod audit;
+mod check;
+mod eval;
+mod hook;
+mod init;
+mod install;
 mod local_model;
+mod mcp;
+mod opencode;
+mod policy;
+mod run;
+mod serve;
 mod setup;
+mod traces;
+mod train;
 
 use std::process::ExitCode;
 
@@ -15,8 +29,6 @@ pub(crate) use setup::{build, load};
 /// and logs at info).
 macro_rules! subcommands {
     ($($(#[$doc:meta])* $variant:ident => $module:ident, $kind:ident;)*) => {
-        $(mod $module;)*
-
         /// The command line.
         #[derive(clap::Parser)]
         #[command(

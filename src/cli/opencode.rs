@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-
 use super::{build, load};
 
 /// `guardian opencode`'s arguments.
@@ -24,7 +23,6 @@ pub(crate) struct Args {
 pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     opencode(a.server, a.config, a.project).await
 }
-
 
 pub(crate) async fn opencode(
     server: String,

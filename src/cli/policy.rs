@@ -4,11 +4,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use guardian::request::ReviewRequest;
 use guardian::Config;
+use guardian::request::ReviewRequest;
 
-use super::load;
 use super::check::command_line;
+use super::load;
 
 /// `guardian policy`'s arguments.
 #[derive(clap::Args)]

@@ -4,12 +4,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use guardian::integrations::Agent;
 
-use super::{build, load};
 use super::local_model::use_local_model_if_running;
+use super::{build, load};
 
 /// `guardian run`'s arguments.
 #[derive(clap::Args)]
@@ -164,7 +163,11 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         agent.map_or("generic", Agent::name),
         endpoint.url
     );
-    let bridge_task = start_bridge(wired.bridge.as_ref(), server.as_ref().map(|(g, _, _)| g), &endpoint.url)?;
+    let bridge_task = start_bridge(
+        wired.bridge.as_ref(),
+        server.as_ref().map(|(g, _, _)| g),
+        &endpoint.url,
+    )?;
     let code = agent_run::run_agent(&wired).await;
     if let Some(t) = bridge_task {
         t.abort();
@@ -195,11 +198,7 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
 
 /// Prints the run's decision summary (and appends it as Markdown to `summary`); returns how
 /// many actions were denied.
-fn print_summary(
-    audit_path: &std::path::Path,
-    start_seq: u64,
-    summary: Option<&PathBuf>,
-) -> u64 {
+fn print_summary(audit_path: &std::path::Path, start_seq: u64, summary: Option<&PathBuf>) -> u64 {
     let filter = guardian::audit_report::Filter {
         after_seq: Some(start_seq),
         ..Default::default()
@@ -253,18 +252,18 @@ fn start_bridge(
             );
             Some((oc.clone(), decider))
         }
-        (Some(oc), None) => match guardian::integrations::mcp::Remote::new(
-            url,
-            std::time::Duration::from_secs(120),
-        ) {
-            Ok(r) => Some((
-                oc.clone(),
-                Arc::new(r) as Arc<dyn guardian::integrations::mcp::Decider>,
-            )),
-            Err(e) => {
-                anyhow::bail!("guardian run: {e}");
+        (Some(oc), None) => {
+            match guardian::integrations::mcp::Remote::new(url, std::time::Duration::from_secs(120))
+            {
+                Ok(r) => Some((
+                    oc.clone(),
+                    Arc::new(r) as Arc<dyn guardian::integrations::mcp::Decider>,
+                )),
+                Err(e) => {
+                    anyhow::bail!("guardian run: {e}");
+                }
             }
-        },
+        }
         (None, _) => None,
     };
     Ok(match bridge {

@@ -4,9 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-
-use super::{build, load};
 use super::local_model::use_local_model_if_running;
+use super::{build, load};
 
 /// `guardian serve`'s arguments.
 #[derive(clap::Args)]
@@ -22,7 +21,6 @@ pub(crate) struct Args {
 pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     serve(a.config, a.listen).await
 }
-
 
 pub(crate) async fn serve(
     config: Option<PathBuf>,

@@ -7,7 +7,6 @@ use clap::Subcommand;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use guardian::integrations::Agent;
 
-
 /// `guardian traces`'s arguments.
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -105,9 +104,7 @@ pub(crate) fn traces_import(
                     "redcode-{}",
                     f.file_stem().and_then(|s| s.to_str()).unwrap_or("x")
                 );
-                json(f).and_then(|v| {
-                    traces::from_redcode(&v, &category).map_err(|e| e.to_string())
-                })
+                json(f).and_then(|v| traces::from_redcode(&v, &category).map_err(|e| e.to_string()))
             })
             .collect::<Result<Vec<_>, _>>()
             .map(|v| v.concat()),
