@@ -202,9 +202,15 @@ impl Scored {
             format!(
                 "the reviewer model's risk score {score:.2} is below the threshold {threshold:.2} (P(deny) {p_deny:.2}, P(the user asked for it) {p:.2})"
             )
-        } else {
+        } else if signals.is_empty() {
             format!(
                 "the reviewer model scored P(deny) {p_deny:.2}, below the threshold {threshold:.2}, and guardian found no risk signal"
+            )
+        } else {
+            // With the probe the authorization question is skipped when the signals decide
+            // whatever its answer (authorization_decides).
+            format!(
+                "the reviewer model scored P(deny) {p_deny:.2}, below the threshold {threshold:.2} (whether the user asked for it was not asked: its answer cannot change the decision for these signals)"
             )
         }
     }
@@ -305,5 +311,18 @@ mod tests {
         let s = score(0.6, Some(0.9), &weighed);
         assert!(s.score < 0.6 && !s.denies, "{s:?}");
         assert!((combined_score(0.7, 0.3, 0.0) - 0.7).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_allowing_score_never_says_no_signal_was_found_when_one_was() {
+        use crate::verdict::Severity;
+        let allowed = score(0.02, None, &DEFAULT);
+        let none = allowed.rationale(None, &[], Explain::Never);
+        assert!(none.contains("guardian found no risk signal"), "{none}");
+        // With the probe, an unnamed high signal denies whatever the authorization answer,
+        // so the question is skipped: the rationale must not deny the signal exists.
+        let with = allowed.rationale(None, &[sig(Severity::High, false)], Explain::Never);
+        assert!(!with.contains("no risk signal"), "{with}");
+        assert!(with.contains("was not asked"), "{with}");
     }
 }
