@@ -177,13 +177,26 @@ fn logistic(z: &[Vec<f64>], y: &[bool], c: f64) -> (Vec<f64>, f64) {
 /// The fold of each example: within each label, examples ordered by the sha256 of their id are
 /// dealt round-robin, so every fold holds both labels in proportion, whatever the files' order.
 pub fn folds(examples: &[Example], k: usize) -> Vec<usize> {
+    folds_of_repeat(examples, k, 0)
+}
+
+/// [`folds`] for one repeat of the cross-validation: repeat 0 orders by the sha256 of the id,
+/// repeat `r > 0` by the sha256 of `r:id`, so each repeat deals the cases differently.
+pub fn folds_of_repeat(examples: &[Example], k: usize, repeat: usize) -> Vec<usize> {
     let mut out = vec![0; examples.len()];
     for label in [false, true] {
         let mut idx: Vec<(String, usize)> = examples
             .iter()
             .enumerate()
             .filter(|(_, e)| e.deny == label)
-            .map(|(i, e)| (hex::encode(Sha256::digest(e.id.as_bytes())), i))
+            .map(|(i, e)| {
+                let key = if repeat == 0 {
+                    Sha256::digest(e.id.as_bytes())
+                } else {
+                    Sha256::digest(format!("{repeat}:{}", e.id).as_bytes())
+                };
+                (hex::encode(key), i)
+            })
             .collect();
         idx.sort();
         for (pos, (_, i)) in idx.into_iter().enumerate() {
@@ -195,7 +208,29 @@ pub fn folds(examples: &[Example], k: usize) -> Vec<usize> {
 
 /// Out-of-fold scores: each example scored by a probe fitted on the other folds.
 pub fn cross_validate(x: &[Vec<f64>], examples: &[Example], c: f64, k: usize) -> Vec<f64> {
-    let fold = folds(examples, k);
+    cross_validate_fold(x, examples, c, k, &folds(examples, k))
+}
+
+/// Out-of-fold scores for each of `repeats` assignments of folds ([`folds_of_repeat`]).
+pub fn cross_validate_repeated(
+    x: &[Vec<f64>],
+    examples: &[Example],
+    c: f64,
+    k: usize,
+    repeats: usize,
+) -> Vec<Vec<f64>> {
+    (0..repeats.max(1))
+        .map(|r| cross_validate_fold(x, examples, c, k, &folds_of_repeat(examples, k, r)))
+        .collect()
+}
+
+fn cross_validate_fold(
+    x: &[Vec<f64>],
+    examples: &[Example],
+    c: f64,
+    k: usize,
+    fold: &[usize],
+) -> Vec<f64> {
     let mut scores = vec![0.0; x.len()];
     for f in 0..k {
         let train: Vec<usize> = (0..x.len()).filter(|i| fold[*i] != f).collect();
@@ -382,6 +417,17 @@ pub enum TrainError {
         /// The last attempt's failure.
         source: crate::reviewer::ReviewerError,
     },
+    /// A case id that two case lines share (a file given twice, or copied cases): it would be
+    /// counted twice and sit in two folds at once.
+    #[error("case {id} appears twice ({first} and {second}): give each case file once")]
+    Duplicate {
+        /// The case id.
+        id: String,
+        /// The file of its first appearance.
+        first: String,
+        /// The file of its second.
+        second: String,
+    },
     /// A case's embedding has another dimension than the others.
     #[error("case {0}: the embedding's dimension changed")]
     Dimension(String),
@@ -426,6 +472,16 @@ pub async fn embed_files(
         });
         let file = manifest.len() - 1;
         cases.extend(these.into_iter().map(|c| (file, c)));
+    }
+    let mut seen = std::collections::HashMap::new();
+    for (file, case) in &cases {
+        if let Some(first) = seen.insert(case.id.as_str(), *file) {
+            return Err(TrainError::Duplicate {
+                id: case.id.clone(),
+                first: manifest[first].file.clone(),
+                second: manifest[*file].file.clone(),
+            });
+        }
     }
     let mut x: Vec<Vec<f64>> = Vec::with_capacity(cases.len());
     let mut examples = Vec::with_capacity(cases.len());
@@ -490,6 +546,10 @@ pub struct TrainSpec {
     pub c: f64,
     /// Folds.
     pub folds: usize,
+    /// Repeats of the cross-validation, each with its own folds: the threshold is chosen on
+    /// their scores pooled, which a single assignment of folds makes noisy when few unsafe
+    /// cases reach the reviewer.
+    pub repeats: usize,
     /// The false-allow rate the threshold is chosen for.
     pub target_false_allow: f64,
     /// The training files.
@@ -506,36 +566,52 @@ pub struct TrainSpec {
 /// Fits the probe on every example (with its cross-validated AUC and threshold).
 pub fn train(x: &[Vec<f64>], examples: &[Example], spec: &TrainSpec) -> Probe {
     let deny: Vec<bool> = examples.iter().map(|e| e.deny).collect();
-    let oof = cross_validate(x, examples, spec.c, spec.folds);
-    let cv_auc = auc(&oof, &deny).unwrap_or(0.5);
-    let (threshold, cv_false_deny) = match &spec.fixed {
-        None => threshold_for(&oof, &deny, spec.target_false_allow),
-        Some(fixed) => {
-            let chosen: Vec<usize> = (0..examples.len())
-                .filter(|i| {
-                    spec.threshold_files.is_empty()
-                        || spec.threshold_files.contains(&examples[*i].file)
-                })
-                .collect();
-            let s: Vec<f64> = chosen.iter().map(|i| oof[*i]).collect();
-            let d: Vec<bool> = chosen.iter().map(|i| deny[*i]).collect();
-            let f: Vec<Option<bool>> = chosen
-                .iter()
-                .map(|i| fixed.get(&examples[*i].id).copied())
-                .collect();
-            threshold_for_pipeline(&s, &d, &f, spec.target_false_allow)
-        }
-    };
+    let runs = cross_validate_repeated(x, examples, spec.c, spec.folds, spec.repeats);
+    let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let cv_auc = mean(runs.iter().map(|s| auc(s, &deny).unwrap_or(0.5)).collect());
+    // Every run's scores pooled: each case counts once per run.
+    let chosen: Vec<usize> = (0..examples.len())
+        .filter(|i| {
+            spec.fixed.is_none()
+                || spec.threshold_files.is_empty()
+                || spec.threshold_files.contains(&examples[*i].file)
+        })
+        .collect();
+    let s: Vec<f64> = runs
+        .iter()
+        .flat_map(|run| chosen.iter().map(move |i| run[*i]))
+        .collect();
+    let d: Vec<bool> = runs
+        .iter()
+        .flat_map(|_| chosen.iter().map(|i| deny[*i]))
+        .collect();
+    let f: Vec<Option<bool>> = runs
+        .iter()
+        .flat_map(|_| {
+            chosen.iter().map(|i| {
+                spec.fixed
+                    .as_ref()
+                    .and_then(|fixed| fixed.get(&examples[*i].id).copied())
+            })
+        })
+        .collect();
+    let (threshold, cv_false_deny) = threshold_for_pipeline(&s, &d, &f, spec.target_false_allow);
     let model = fit(x, &deny, spec.c);
     let mut manifest = spec.manifest.clone();
     for (i, m) in manifest.iter_mut().enumerate() {
-        let (s, d): (Vec<f64>, Vec<bool>) = examples
+        let per_run: Vec<f64> = runs
             .iter()
-            .zip(&oof)
-            .filter(|(e, _)| e.file == i)
-            .map(|(e, s)| (*s, e.deny))
-            .unzip();
-        m.cv_auc = auc(&s, &d);
+            .filter_map(|oof| {
+                let (s, d): (Vec<f64>, Vec<bool>) = examples
+                    .iter()
+                    .zip(oof)
+                    .filter(|(e, _)| e.file == i)
+                    .map(|(e, s)| (*s, e.deny))
+                    .unzip();
+                auc(&s, &d)
+            })
+            .collect();
+        m.cv_auc = (!per_run.is_empty()).then(|| mean(per_run));
     }
     Probe {
         version: spec.version.clone(),
@@ -553,6 +629,7 @@ pub fn train(x: &[Vec<f64>], examples: &[Example], spec: &TrainSpec) -> Probe {
             cases: examples.len(),
             deny_cases: deny.iter().filter(|d| **d).count(),
             folds: spec.folds,
+            repeats: spec.repeats.max(1),
             cv_auc,
             target_false_allow: spec.target_false_allow,
             cv_false_deny,
@@ -686,6 +763,7 @@ mod tests {
             model_sha256: "00".repeat(32),
             c: 0.1,
             folds: 5,
+            repeats: 3,
             target_false_allow: 0.05,
             manifest: vec![],
             fixed: None,
@@ -699,8 +777,35 @@ mod tests {
         );
         assert!(a.training.cv_auc > 0.95, "{}", a.training.cv_auc);
         assert_eq!((a.training.cases, a.training.deny_cases), (40, 20));
+        assert_eq!(a.training.repeats, 3);
         // What it writes is a probe guardian reads.
         let back = Probe::parse(&serde_json::to_string(&a).expect("json")).expect("parses");
         assert_eq!(back.dim, 3);
+        // One repeat is the single cross-validation of `folds`.
+        let once = train(&x, &ex, &TrainSpec { repeats: 1, ..spec });
+        let (t, _) = threshold_for(&cross_validate(&x, &ex, 0.1, 5), &once_deny(&ex), 0.05);
+        assert_eq!(once.threshold, t);
+    }
+
+    fn once_deny(ex: &[Example]) -> Vec<bool> {
+        ex.iter().map(|e| e.deny).collect()
+    }
+
+    #[test]
+    fn each_repeat_deals_its_own_stratified_folds() {
+        let (_, ex) = data();
+        let first = folds_of_repeat(&ex, 5, 0);
+        assert_eq!(first, folds(&ex, 5), "repeat 0 is the folds of one run");
+        let second = folds_of_repeat(&ex, 5, 1);
+        assert_ne!(first, second, "another repeat deals the cases differently");
+        for f in 0..5 {
+            let in_fold = |fs: &[usize], deny: bool| {
+                (0..ex.len())
+                    .filter(|i| fs[*i] == f && ex[*i].deny == deny)
+                    .count()
+            };
+            assert_eq!(in_fold(&second, true), in_fold(&first, true));
+            assert_eq!(in_fold(&second, false), in_fold(&first, false));
+        }
     }
 }

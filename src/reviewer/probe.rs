@@ -2,7 +2,7 @@
 //! (`reviewer.scoring = "probe"`).
 //!
 //! This module owns the probe's file format (a standardiser and logistic-regression weights,
-//! versioned like the prompts: `prompts/probe-v1.json`, with the sha256 of the model it was
+//! versioned like the prompts: `prompts/probe-v2.json`, with the sha256 of the model it was
 //! trained on and the manifest of its training data), the short text whose embedding it reads
 //! (the user's request, the action as one line of JSON, one question), and applying it: a dot
 //! product giving P(deny). It never guesses: a missing or malformed embedding, a dimension that
@@ -19,7 +19,7 @@ pub const TEXT_FORMAT: &str = "probe-text-v1";
 
 /// The probe shipped with guardian, trained on the local model
 /// (`scripts/local-model.sh`) by `guardian train` (evals/RESULTS.md).
-pub const EMBEDDED: &str = include_str!("../../prompts/probe-v1.json");
+pub const EMBEDDED: &str = include_str!("../../prompts/probe-v2.json");
 
 /// Longest user request the probe text carries, in characters.
 const MAX_REQUEST_CHARS: usize = 600;
@@ -37,7 +37,12 @@ pub struct Training {
     pub deny_cases: usize,
     /// Folds of the cross-validation.
     pub folds: usize,
-    /// Cross-validated ROC AUC over every training case.
+    /// How many times the cross-validation ran, each with its own assignment of folds (the
+    /// threshold is chosen on the scores of every run pooled; files written before this key
+    /// ran once).
+    #[serde(default = "one_repeat")]
+    pub repeats: usize,
+    /// Cross-validated ROC AUC over every training case (the mean over the repeats).
     pub cv_auc: f64,
     /// The false-allow rate the threshold was chosen for (cross-validated scores).
     pub target_false_allow: f64,
@@ -45,6 +50,10 @@ pub struct Training {
     pub cv_false_deny: f64,
     /// The training files: path, sha256, cases.
     pub manifest: Vec<ManifestEntry>,
+}
+
+fn one_repeat() -> usize {
+    1
 }
 
 /// One training file.
@@ -305,6 +314,7 @@ mod tests {
                 cases: 2,
                 deny_cases: 1,
                 folds: 2,
+                repeats: 1,
                 cv_auc: 1.0,
                 target_false_allow: 0.05,
                 cv_false_deny: 0.0,

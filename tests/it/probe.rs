@@ -280,4 +280,22 @@ async fn training_is_deterministic_cached_and_never_reads_held_out_data() {
     assert!(
         String::from_utf8_lossy(&refused.stderr).contains("held-out data is for evaluation only")
     );
+
+    // The same file twice (a shell glob and a repeated path) would count every case twice.
+    let twice = std::process::Command::new(BIN)
+        .args(["train", "--config"])
+        .arg(&cfg)
+        .arg(&cases)
+        .arg(&cases)
+        .args(["--model-sha256", SHA, "--folds", "3", "--cache"])
+        .arg(&cache)
+        .current_dir(dir.path())
+        .output()
+        .expect("runs");
+    assert!(!twice.status.success());
+    let said = String::from_utf8_lossy(&twice.stderr);
+    assert!(
+        said.contains("appears twice") && said.contains("give each case file once"),
+        "{said}"
+    );
 }
