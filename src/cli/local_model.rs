@@ -5,7 +5,7 @@ use guardian::Config;
 /// The local reviewer's address (scripts/local-model.sh serve).
 pub(crate) const LOCAL_MODEL_URL: &str = "http://127.0.0.1:8089/v1";
 
-/// With `GUARDIAN_LOCAL_SCORING=probe`: scores with the shipped probe (`reviewer.scoring =
+/// Unless `GUARDIAN_LOCAL_SCORING=logprobs`: scores with the shipped probe (`reviewer.scoring =
 /// "probe"`) when the served model file is
 /// the one it was trained on (the hash beside the file, written by `scripts/local-model.sh
 /// install`, or the file's own), with its threshold ([`guardian::decision::local_probe`]);
@@ -97,10 +97,21 @@ pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
             cfg.reviewer.authorization_weight = t.authorization_weight;
             cfg.reviewer.explain = guardian::config::Explain::Never;
             cfg.reviewer.warm_up = true;
-            // The probe ranks the team's held-out split better but denies far more benign
-            // NL2Bash commands (evals/RESULTS.md): opt-in until it generalises.
-            if std::env::var("GUARDIAN_LOCAL_SCORING").is_ok_and(|v| v == "probe") {
-                use_probe_if_it_fits(cfg).await;
+            // The probe (trained on the main split and public shell and app-tool data) ranks
+            // better and answers faster than the one-token score on every set measured
+            // (evals/RESULTS.md); GUARDIAN_LOCAL_SCORING=logprobs keeps the one-token score.
+            match std::env::var("GUARDIAN_LOCAL_SCORING").as_deref() {
+                Ok("logprobs") => eprintln!(
+                    "guardian: GUARDIAN_LOCAL_SCORING=logprobs: scoring one token (threshold {:.4})",
+                    t.deny
+                ),
+                Ok("probe") | Err(_) => use_probe_if_it_fits(cfg).await,
+                Ok(other) => {
+                    eprintln!(
+                        "guardian: GUARDIAN_LOCAL_SCORING={other:?} is neither \"probe\" nor \"logprobs\"; using the probe"
+                    );
+                    use_probe_if_it_fits(cfg).await;
+                }
             }
         }
         None => eprintln!(

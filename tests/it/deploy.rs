@@ -16,25 +16,31 @@ fn check_fleet_config(text: &str, name: &str) {
         guardian::config::StoreKind::Redis,
         "{name}"
     );
-    // The local model's shipped scoring, as `guardian serve` sets it up.
+    // The local model's shipped scoring, as `guardian serve` sets it up: the shipped probe,
+    // its threshold and the hash of the model it reads.
     assert_eq!(
         cfg.reviewer.scoring,
-        guardian::config::Scoring::Logprobs,
+        guardian::config::Scoring::Probe,
         "{name}"
     );
     let probe = guardian::reviewer::probe::Probe::embedded().expect("the shipped probe");
+    assert_eq!(
+        cfg.reviewer.model_sha256.as_deref(),
+        Some(probe.model_sha256.as_str()),
+        "{name}"
+    );
     assert!(
         read("scripts/local-model.sh").contains(&probe.model_sha256),
-        "the model image installs the model the opt-in probe reads"
+        "the model image installs the model the probe reads"
     );
     assert!(
         matches!(cfg.audit.mirror, guardian::config::AuditMirror::Stdout),
         "{name}: audit records reach the log shipper"
     );
     assert_eq!(
-        cfg.reviewer.deny_threshold,
-        guardian::decision::LOCAL_MODEL.deny,
-        "{name}: the local model's threshold"
+        format!("{:.4}", cfg.reviewer.deny_threshold),
+        format!("{:.4}", guardian::decision::local_probe(&probe).deny),
+        "{name}: the shipped probe's threshold"
     );
 }
 

@@ -85,45 +85,59 @@ async fn a_real_model_scores_a_one_token_decision() {
     }
 }
 
-#[test]
-#[ignore = "needs a local model server: scripts/local-model.sh serve --small (CI runs it)"]
-fn serve_without_config_picks_up_the_local_model() {
+/// `guardian serve` without a config, with `GUARDIAN_LOCAL_SCORING` set to `scoring` (or unset):
+/// the lines it wrote to stderr up to "guardian listening on", and whether it got there.
+fn serve_lines(scoring: Option<&str>) -> (Vec<String>, bool) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut child = Command::new(BIN)
-        .args(["serve", "--listen", "127.0.0.1:0"])
+    let mut cmd = Command::new(BIN);
+    cmd.args(["serve", "--listen", "127.0.0.1:0"])
         .current_dir(dir.path())
         .env_remove("GUARDIAN_NO_LOCAL_MODEL")
-        .env("GUARDIAN_LOCAL_SCORING", "probe")
+        .env_remove("GUARDIAN_LOCAL_SCORING")
         .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("spawns");
-    let mut picked = false;
-    let mut probe_refused = false;
-    let mut addr = None;
+        .stdout(Stdio::null());
+    if let Some(s) = scoring {
+        cmd.env("GUARDIAN_LOCAL_SCORING", s);
+    }
+    let mut child = cmd.spawn().expect("spawns");
     let stderr = child.stderr.take().expect("stderr");
+    let mut lines = Vec::new();
+    let mut listening = false;
     for line in BufReader::new(stderr).lines().take(50) {
         let line = line.expect("line");
-        if line.contains("using the local reviewer model") {
-            picked = true;
-        }
-        // The shipped probe reads Qwen's hidden state: SmolLM2 keeps the one-token score.
-        if line.contains("the shipped probe was trained on another model") {
-            probe_refused = true;
-        }
-        if let Some(a) = line.strip_prefix("guardian listening on ") {
-            addr = Some(a.to_string());
+        listening = line.starts_with("guardian listening on ");
+        lines.push(line);
+        if listening {
             break;
         }
     }
     let _ = child.kill();
     let _ = child.wait();
-    assert!(picked, "guardian serve did not pick up the local model");
+    (lines, listening)
+}
+
+#[test]
+#[ignore = "needs a local model server: scripts/local-model.sh serve --small (CI runs it)"]
+fn serve_without_config_picks_up_the_local_model() {
+    // By default the launcher tries the shipped probe; it reads Qwen's hidden state, so against
+    // SmolLM2 it is refused, saying so, and the one-token score stays.
+    let (lines, listening) = serve_lines(None);
+    let said = lines.join("\n");
+    assert!(listening, "{said}");
     assert!(
-        probe_refused,
-        "the probe for another model must be refused, saying so"
+        said.contains("using the local reviewer model"),
+        "guardian serve did not pick up the local model: {said}"
     );
-    assert!(addr.is_some());
+    assert!(
+        said.contains("the shipped probe was trained on another model"),
+        "the probe for another model must be refused, saying so: {said}"
+    );
+    // GUARDIAN_LOCAL_SCORING=logprobs does not try the probe at all.
+    let (lines, listening) = serve_lines(Some("logprobs"));
+    let said = lines.join("\n");
+    assert!(listening, "{said}");
+    assert!(said.contains("scoring one token"), "{said}");
+    assert!(!said.contains("shipped probe"), "{said}");
 }
 
 /// The probe end to end against the real server's `/embeddings`: `guardian train` fits one from
