@@ -34,9 +34,51 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
         }
         "gh" => return gh_publication(c),
         "git" => return git_publication(c),
-        _ => return None,
+        _ => return release_tool(c, name),
     };
     Some(found)
+}
+
+/// Release tools, run directly or through `npx` (the package named by its first word):
+/// `goreleaser release` (not `--snapshot` or with publishing skipped), `semantic-release`
+/// (not `--dry-run`), `changeset publish`, `lerna publish`, `release-it` (not `--dry-run`).
+fn release_tool(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> {
+    let a = args(c);
+    let (tool, rest): (&str, &[String]) = if name == "npx" {
+        let i = a.iter().position(|x| !x.starts_with('-'))?;
+        (a[i].as_str(), &a[i + 1..])
+    } else {
+        (name, a)
+    };
+    // `@changesets/cli@2`, `semantic-release@24`: the package without its version.
+    let tool = tool
+        .rsplit_once('@')
+        .filter(|(p, _)| !p.is_empty())
+        .map_or(tool, |(p, _)| p);
+    let flag = |f: &[&str]| rest.iter().any(|x| f.contains(&x.as_str()));
+    let sub = rest
+        .iter()
+        .find(|x| !x.starts_with('-'))
+        .map(String::as_str);
+    let dry = flag(&["--dry-run", "-d", "--help", "-h"]);
+    match tool {
+        "goreleaser"
+            if sub == Some("release")
+                && !flag(&["--snapshot", "--skip-publish"])
+                && !rest
+                    .iter()
+                    .any(|x| x.starts_with("--skip") && x.contains("publish")) =>
+        {
+            Some(("publishes a release", "goreleaser release".into()))
+        }
+        "semantic-release" if !dry => Some(("publishes a release", "semantic-release".into())),
+        "release-it" if !dry => Some(("publishes a release", "release-it".into())),
+        "changeset" | "@changesets/cli" if sub == Some("publish") => {
+            Some(("publishes packages", "changeset publish".into()))
+        }
+        "lerna" if sub == Some("publish") => Some(("publishes packages", "lerna publish".into())),
+        _ => None,
+    }
 }
 
 /// `gh release create` (not a draft), `gh pr merge`, a public gist, and `gh api` calls that

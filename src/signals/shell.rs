@@ -279,9 +279,25 @@ fn echo_secret(c: &SimpleCommand, _: &Context, out: &mut Vec<Signal>) {
     }
 }
 
+/// The image a build tags (`-t`/`--tag`).
+fn image_tag(a: &[String]) -> Option<&str> {
+    a.iter().enumerate().find_map(|(i, x)| {
+        if x == "-t" || x == "--tag" {
+            a.get(i + 1).map(String::as_str)
+        } else {
+            x.strip_prefix("--tag=")
+        }
+    })
+}
+
 pub(super) fn container_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
     let a = args(c);
-    if subcommand(c) == Some("push") {
+    // `docker push`, and a build that pushes what it built (`docker buildx build --push`,
+    // `--output type=registry`).
+    let build_push = matches!(subcommand(c), Some("build" | "buildx"))
+        && a.iter()
+            .any(|x| x == "--push" || x.contains("type=registry") || x.contains("push=true"));
+    if subcommand(c) == Some("push") || build_push {
         out.push(sig(
             Category::Production,
             if names_prod(c) {
@@ -290,7 +306,11 @@ pub(super) fn container_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
                 Severity::Medium
             },
             format!("`{}` publishes an image", c.text),
-            a.last().map_or("image", String::as_str),
+            if build_push {
+                image_tag(a).unwrap_or("image")
+            } else {
+                a.last().map_or("image", String::as_str)
+            },
         ));
     }
     let privileged = a.iter().any(|x| {
@@ -446,6 +466,21 @@ fn mutating_verb(c: &SimpleCommand, name: &str, words: &[&str]) -> Option<String
         }
         "pulumi" => matches!(first, "up" | "destroy" | "update" | "refresh" | "cancel")
             .then(|| first.to_string()),
+        // Copying into a bucket (`aws s3 sync build/ s3://site --delete`) changes what it
+        // serves; copying out of one changes nothing there.
+        "aws"
+            if first == "s3"
+                && matches!(words.get(1).copied(), Some("sync" | "cp" | "mv"))
+                && words.last().is_some_and(|w| w.starts_with("s3://")) =>
+        {
+            Some(format!("s3 {}", words.get(1).copied().unwrap_or("")))
+        }
+        "gsutil"
+            if matches!(first, "rsync" | "cp" | "mv")
+                && words.last().is_some_and(|w| w.starts_with("gs://")) =>
+        {
+            Some(first.to_string())
+        }
         "aws" | "gcloud" | "az" => words
             .iter()
             .find(|w| {
@@ -510,6 +545,12 @@ fn mutating_verb(c: &SimpleCommand, name: &str, words: &[&str]) -> Option<String
         .then(|| first.to_string()),
         "serverless" | "sls" => matches!(first, "deploy" | "remove").then(|| first.to_string()),
         "netlify" => matches!(first, "deploy").then(|| first.to_string()),
+        "argocd" => (first == "app"
+            && matches!(
+                words.get(1).copied(),
+                Some("sync" | "delete" | "rollback" | "set" | "create" | "patch" | "terminate-op")
+            ))
+        .then(|| format!("app {}", words.get(1).copied().unwrap_or(""))),
         _ => None,
     }
 }
