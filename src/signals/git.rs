@@ -119,6 +119,7 @@ pub(super) fn git_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
 /// GitHub CLI calls that publish a repository.
 pub(super) fn gh_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
     let a = args(c);
+    shared_items(c, out);
     let public = a
         .windows(2)
         .any(|w| w[0] == "--visibility" && w[1] == "public")
@@ -135,6 +136,68 @@ pub(super) fn gh_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
             a.get(2).map_or("repository", String::as_str),
         ));
     }
+}
+
+/// What others share, closed, cancelled or deleted through `gh` (issues, pull requests,
+/// workflow runs, releases, repositories): medium for the item it names; high for a deletion,
+/// or when `xargs` feeds it the items (every one a listing returned, none of them named).
+fn shared_items(c: &SimpleCommand, out: &mut Vec<Signal>) {
+    let a = args(c);
+    let (Some(noun), Some(verb)) = (a.first(), a.get(1)) else {
+        return;
+    };
+    let what = match (noun.as_str(), verb.as_str()) {
+        ("issue", "close" | "delete" | "lock" | "transfer") => "an issue",
+        ("pr", "close") => "a pull request",
+        ("run", "cancel" | "delete") => "a workflow run",
+        ("release", "delete") => "a release",
+        ("repo", "delete" | "archive") => "a repository",
+        ("workflow", "disable") => "a workflow",
+        _ => return,
+    };
+    let bulk = c
+        .wrappers
+        .iter()
+        .any(|w| w.split_whitespace().next().map(base) == Some("xargs"));
+    let item = a
+        .iter()
+        .skip(2)
+        .find(|x| !x.starts_with('-'))
+        .map(String::as_str);
+    // Deletion cannot be undone (a closed issue, a cancelled run, an archived repository can
+    // be reopened, rerun, unarchived): high even for a named item.
+    let severity = if bulk || verb == "delete" {
+        Severity::High
+    } else {
+        Severity::Medium
+    };
+    let target = match item {
+        Some(item) if !bulk => item,
+        _ => verb.as_str(),
+    };
+    out.push(sig(
+        Category::RemoteHistory,
+        severity,
+        format!(
+            "`{}` {} {what}{}",
+            c.text,
+            match verb.as_str() {
+                "close" => "closes",
+                "cancel" => "cancels",
+                "lock" => "locks",
+                "transfer" => "transfers",
+                "archive" => "archives",
+                "disable" => "disables",
+                _ => "deletes",
+            },
+            if bulk {
+                " for every item a listing returned"
+            } else {
+                ""
+            }
+        ),
+        target,
+    ));
 }
 
 /// A push after a remote was added or changed, or after history was rewritten, in one line.
