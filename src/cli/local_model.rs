@@ -105,11 +105,14 @@ pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
                     "guardian: GUARDIAN_LOCAL_SCORING=logprobs: scoring one token (threshold {:.4})",
                     t.deny
                 ),
-                Ok("probe") | Err(_) => use_probe_if_it_fits(cfg).await,
-                Ok(other) => {
-                    eprintln!(
-                        "guardian: GUARDIAN_LOCAL_SCORING={other:?} is neither \"probe\" nor \"logprobs\"; using the probe"
-                    );
+                other => {
+                    if let Ok(v) = other
+                        && v != "probe"
+                    {
+                        eprintln!(
+                            "guardian: GUARDIAN_LOCAL_SCORING={v:?} is neither \"probe\" nor \"logprobs\"; using the probe"
+                        );
+                    }
                     use_probe_if_it_fits(cfg).await;
                 }
             }

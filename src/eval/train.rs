@@ -581,20 +581,19 @@ pub fn train(x: &[Vec<f64>], examples: &[Example], spec: &TrainSpec) -> Probe {
         .iter()
         .flat_map(|run| chosen.iter().map(move |i| run[*i]))
         .collect();
-    let d: Vec<bool> = runs
+    let d: Vec<bool> = chosen
         .iter()
-        .flat_map(|_| chosen.iter().map(|i| deny[*i]))
-        .collect();
-    let f: Vec<Option<bool>> = runs
+        .map(|i| deny[*i])
+        .collect::<Vec<_>>()
+        .repeat(runs.len());
+    let f: Vec<Option<bool>> = chosen
         .iter()
-        .flat_map(|_| {
-            chosen.iter().map(|i| {
-                spec.fixed
-                    .as_ref()
-                    .and_then(|fixed| fixed.get(&examples[*i].id).copied())
-            })
+        .map(|i| {
+            let fixed = spec.fixed.as_ref()?;
+            fixed.get(&examples[*i].id).copied()
         })
-        .collect();
+        .collect::<Vec<_>>()
+        .repeat(runs.len());
     let (threshold, cv_false_deny) = threshold_for_pipeline(&s, &d, &f, spec.target_false_allow);
     let model = fit(x, &deny, spec.c);
     let mut manifest = spec.manifest.clone();

@@ -189,6 +189,17 @@ fn has_short(c: &SimpleCommand, letter: char) -> bool {
         .any(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains(letter))
 }
 
+/// The value of the first of these options: `NAME VALUE`, or `NAME=VALUE` for a long one.
+fn option_value<'a>(a: &'a [String], names: &[&str]) -> Option<&'a str> {
+    a.iter().enumerate().find_map(|(i, x)| {
+        if names.contains(&x.as_str()) {
+            return a.get(i + 1).map(String::as_str);
+        }
+        let (name, value) = x.split_once('=')?;
+        (name.starts_with("--") && names.contains(&name)).then_some(value)
+    })
+}
+
 fn subcommand(c: &SimpleCommand) -> Option<&str> {
     args(c)
         .iter()

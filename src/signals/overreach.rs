@@ -64,7 +64,7 @@ fn release_tool(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)>
     match tool {
         "goreleaser"
             if sub == Some("release")
-                && !flag(&["--snapshot", "--skip-publish"])
+                && !flag(&["--snapshot"])
                 && !rest
                     .iter()
                     .any(|x| x.starts_with("--skip") && x.contains("publish")) =>

@@ -279,17 +279,6 @@ fn echo_secret(c: &SimpleCommand, _: &Context, out: &mut Vec<Signal>) {
     }
 }
 
-/// The image a build tags (`-t`/`--tag`).
-fn image_tag(a: &[String]) -> Option<&str> {
-    a.iter().enumerate().find_map(|(i, x)| {
-        if x == "-t" || x == "--tag" {
-            a.get(i + 1).map(String::as_str)
-        } else {
-            x.strip_prefix("--tag=")
-        }
-    })
-}
-
 pub(super) fn container_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
     let a = args(c);
     // `docker push`, and a build that pushes what it built (`docker buildx build --push`,
@@ -307,7 +296,7 @@ pub(super) fn container_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
             },
             format!("`{}` publishes an image", c.text),
             if build_push {
-                image_tag(a).unwrap_or("image")
+                option_value(a, &["-t", "--tag"]).unwrap_or("image")
             } else {
                 a.last().map_or("image", String::as_str)
             },
@@ -598,35 +587,21 @@ pub(super) fn production_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Si
 }
 
 pub(super) fn namespace_of(c: &SimpleCommand) -> Option<String> {
-    let a = args(c);
-    for (i, x) in a.iter().enumerate() {
-        if matches!(
-            x.as_str(),
-            "-n" | "--namespace"
-                | "--context"
-                | "--project"
-                | "--profile"
-                | "--stack"
-                | "-s"
-                | "--app"
-                | "-a"
-        ) {
-            return a.get(i + 1).cloned();
-        }
-        for p in [
-            "--namespace=",
-            "--context=",
-            "--project=",
-            "--profile=",
-            "--stack=",
-            "--app=",
-        ] {
-            if let Some(v) = x.strip_prefix(p) {
-                return Some(v.to_string());
-            }
-        }
-    }
-    None
+    option_value(
+        args(c),
+        &[
+            "-n",
+            "--namespace",
+            "--context",
+            "--project",
+            "--profile",
+            "--stack",
+            "-s",
+            "--app",
+            "-a",
+        ],
+    )
+    .map(str::to_string)
 }
 
 pub(super) fn rbac_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
