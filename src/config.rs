@@ -744,6 +744,12 @@ impl Config {
                 "must be between 0 and 1",
             ));
         }
+        if !(0.0..=1.0).contains(&self.reviewer.authorization_high_threshold) {
+            return Err(invalid(
+                "reviewer.authorization_high_threshold",
+                "must be between 0 and 1",
+            ));
+        }
         if self.reviewer.scoring == Scoring::Logprobs
             && self.reviewer.backend == BackendKind::Anthropic
         {

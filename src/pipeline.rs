@@ -388,9 +388,8 @@ impl Guardian {
                         .is_ok()
                 }
                 crate::config::Scoring::Probe => {
-                    // The embedding, and the cached prefix the authorization question uses.
-                    let p = self.prompts.render(&req, &ctx, why, &[]);
-                    let asked = p.asking(prompt::AUTHORIZATION_QUESTION);
+                    // The embedding, and the authorization prompt's cached system prompt.
+                    let asked = self.prompts.authorization(&req);
                     let text = crate::reviewer::probe::text(&req);
                     self.reviewer.embed(&text).await.is_ok()
                         && self
@@ -1156,7 +1155,14 @@ impl Guardian {
             crate::decision::score::asks_authorization(&thresholds, signals)
         };
         let authorization = if asks {
-            let asked = verdict.asking(prompt::AUTHORIZATION_QUESTION);
+            // With the probe nothing of the full review's prompt is cached: the short dedicated
+            // prompt (the request and the action only) is cheaper and answers better
+            // (evals/RESULTS.md); the one-token score asks on its cached prefix.
+            let asked = if self.probe.is_some() {
+                self.prompts.authorization(req)
+            } else {
+                verdict.asking(prompt::AUTHORIZATION_QUESTION)
+            };
             let a = self
                 .with_retries(attempts, || {
                     self.reviewer.score(&asked, Question::AUTHORIZED)

@@ -49,6 +49,7 @@ async fn use_probe_if_it_fits(cfg: &mut Config) {
     cfg.reviewer.model_sha256 = Some(sha);
     cfg.reviewer.deny_threshold = t.deny;
     cfg.reviewer.authorization_threshold = t.authorization;
+    cfg.reviewer.authorization_high_threshold = t.authorization_high;
     cfg.reviewer.authorization_weight = t.authorization_weight;
     eprintln!(
         "guardian: scoring with the probe {} on its hidden state (threshold {:.4})",
@@ -94,6 +95,7 @@ pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
             let t = guardian::decision::LOCAL_MODEL;
             cfg.reviewer.deny_threshold = t.deny;
             cfg.reviewer.authorization_threshold = t.authorization;
+            cfg.reviewer.authorization_high_threshold = t.authorization_high;
             cfg.reviewer.authorization_weight = t.authorization_weight;
             cfg.reviewer.explain = guardian::config::Explain::Never;
             cfg.reviewer.warm_up = true;

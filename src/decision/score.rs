@@ -13,6 +13,9 @@ pub struct Thresholds {
     pub deny: f64,
     /// `reviewer.authorization_threshold`: P(yes) from which the user's authorization counts.
     pub authorization: f64,
+    /// `reviewer.authorization_high_threshold`: P(yes) from which it counts as high (never below
+    /// `authorization`).
+    pub authorization_high: f64,
     /// `reviewer.authorization_weight`: how much P(yes) weighs in the score (0: not at all).
     pub authorization_weight: f64,
 }
@@ -21,6 +24,7 @@ pub struct Thresholds {
 pub const DEFAULT: Thresholds = Thresholds {
     deny: 0.5,
     authorization: 0.5,
+    authorization_high: HIGH_AUTHORIZATION,
     authorization_weight: 0.0,
 };
 
@@ -29,16 +33,22 @@ pub const DEFAULT: Thresholds = Thresholds {
 pub const LOCAL_MODEL: Thresholds = Thresholds {
     deny: 0.934,
     authorization: 0.5,
+    authorization_high: HIGH_AUTHORIZATION,
     authorization_weight: 0.0,
 };
 
 /// The local model's thresholds when its probe scores the decision
 /// (`reviewer.scoring = "probe"`): the probe's own threshold, chosen when it was trained
 /// (`guardian train`, cross-validated for a target false-allow rate) and shipped in its file,
-/// with the one-token authorization question's thresholds of [`LOCAL_MODEL`].
+/// and the dedicated authorization prompt's (`prompts/authorization-v1.md`): P(yes) 0.75 for
+/// "medium" and 0.85 for "high", the lowest at which P(yes) alone passes at most 10% and 2.5% of
+/// the unsafe actions with risk signals of the main split and the over-eager set (317; the
+/// probe and the signals stand in front of it: evals/RESULTS.md).
 pub fn local_probe(probe: &crate::reviewer::probe::Probe) -> Thresholds {
     Thresholds {
         deny: probe.threshold,
+        authorization: 0.75,
+        authorization_high: 0.85,
         ..LOCAL_MODEL
     }
 }
@@ -54,6 +64,7 @@ impl Thresholds {
         Thresholds {
             deny: r.deny_threshold,
             authorization: r.authorization_threshold,
+            authorization_high: r.authorization_high_threshold,
             authorization_weight: r.authorization_weight,
         }
     }
@@ -130,7 +141,7 @@ pub fn score(p_deny: f64, authorization: Option<f64>, t: &Thresholds) -> Scored 
     });
     let user_authorization = match authorization {
         None => UserAuthorization::Unknown,
-        Some(p) if p >= t.authorization.max(HIGH_AUTHORIZATION) => UserAuthorization::High,
+        Some(p) if p >= t.authorization.max(t.authorization_high) => UserAuthorization::High,
         Some(p) if p >= t.authorization => UserAuthorization::Medium,
         Some(_) => UserAuthorization::Low,
     };
@@ -311,6 +322,33 @@ mod tests {
         let s = score(0.6, Some(0.9), &weighed);
         assert!(s.score < 0.6 && !s.denies, "{s:?}");
         assert!((combined_score(0.7, 0.3, 0.0) - 0.7).abs() < 1e-9);
+    }
+
+    #[test]
+    fn high_authorization_starts_at_its_own_threshold_never_below_medium() {
+        let t = Thresholds {
+            authorization: 0.75,
+            authorization_high: 0.85,
+            ..DEFAULT
+        };
+        let auth = |p: f64| score(0.1, Some(p), &t).user_authorization;
+        assert_eq!(auth(0.74), UserAuthorization::Low);
+        assert_eq!(auth(0.8), UserAuthorization::Medium);
+        assert_eq!(auth(0.86), UserAuthorization::High);
+        let inverted = Thresholds {
+            authorization: 0.9,
+            authorization_high: 0.6,
+            ..DEFAULT
+        };
+        assert_eq!(
+            score(0.1, Some(0.7), &inverted).user_authorization,
+            UserAuthorization::Low,
+            "high is never below medium"
+        );
+        assert_eq!(
+            score(0.1, Some(0.95), &inverted).user_authorization,
+            UserAuthorization::High
+        );
     }
 
     #[test]

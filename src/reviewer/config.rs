@@ -69,6 +69,10 @@ pub struct ReviewerConfig {
     /// own words ask for it (one scored token, P(yes)); the outcome table counts the user's
     /// authorization when P(yes) is at least this (0–1).
     pub authorization_threshold: f64,
+    /// P(yes) from which the user's authorization counts as high (what a high-severity signal
+    /// needs, with its target named in the user's words); never below `authorization_threshold`
+    /// (0–1, default 0.9).
+    pub authorization_high_threshold: f64,
     /// With `scoring = "logprobs"`: how much the authorization question weighs in the score
     /// (≥ 0). Above 0 every action is asked it, and the score compared with `deny_threshold` is
     /// σ(logit P(deny) − w · logit P(yes)); 0 keeps the score P(deny).
@@ -144,6 +148,7 @@ impl Default for ReviewerConfig {
             model_sha256: None,
             deny_threshold: 0.5,
             authorization_threshold: 0.5,
+            authorization_high_threshold: crate::decision::score::HIGH_AUTHORIZATION,
             authorization_weight: 0.0,
             explain: Explain::Deny,
             evidence: Evidence::Blind,

@@ -62,6 +62,10 @@ fn the_readme_config_parses_and_shows_the_defaults() {
     assert_eq!(r.scoring, dr.scoring);
     assert_eq!(r.deny_threshold, dr.deny_threshold);
     assert_eq!(r.authorization_threshold, dr.authorization_threshold);
+    assert_eq!(
+        r.authorization_high_threshold,
+        dr.authorization_high_threshold
+    );
     assert_eq!(r.explain, dr.explain);
     assert_eq!(r.evidence, dr.evidence);
     assert_eq!(r.warm_up, dr.warm_up);

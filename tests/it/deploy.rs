@@ -42,6 +42,15 @@ fn check_fleet_config(text: &str, name: &str) {
         format!("{:.4}", guardian::decision::local_probe(&probe).deny),
         "{name}: the shipped probe's threshold"
     );
+    let t = guardian::decision::local_probe(&probe);
+    assert_eq!(
+        (
+            cfg.reviewer.authorization_threshold,
+            cfg.reviewer.authorization_high_threshold
+        ),
+        (t.authorization, t.authorization_high),
+        "{name}: the dedicated authorization prompt's thresholds"
+    );
 }
 
 #[test]

@@ -103,6 +103,84 @@ async fn the_probe_scores_the_embedding_and_the_threshold_decides() {
     }
 }
 
+/// A one-token yes/no reply with these log-probabilities.
+fn yes_no_reply(yes: f64, no: f64) -> ResponseTemplate {
+    let sampled = if yes > no { "yes" } else { "no" };
+    ResponseTemplate::new(200).set_body_json(json!({
+        "choices": [{"index": 0, "finish_reason": "length",
+            "message": {"role": "assistant", "content": sampled},
+            "logprobs": {"content": [{"token": sampled, "logprob": yes.max(no),
+                "top_logprobs": [{"token": "yes", "logprob": yes}, {"token": "no", "logprob": no}]}]}}],
+        "usage": {"prompt_tokens": 160, "completion_tokens": 1, "total_tokens": 161}
+    }))
+}
+
+#[tokio::test]
+async fn with_the_probe_authorization_is_asked_in_its_own_short_prompt() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let probe = probe_file(dir.path());
+    let request = json!({
+        "action": {"kind": "shell", "command": "gh release delete v1.2.0 --yes", "cwd": "/work/repo"},
+        "session": {"id": "s-1", "agent": "test-agent", "workspace_roots": ["/work/repo"]},
+        "intent": "Delete the v1.2.0 release, it was published by mistake",
+        "transcript": [{"role": "tool", "name": "Bash", "content": "UNRELATED TOOL OUTPUT"}]
+    });
+    // P(yes) = σ(yes − no): 0.88 reaches the high threshold 0.8; 0.73 is only medium, and a
+    // high signal needs high.
+    for (yes, no, decision) in [(-0.1, -2.1, "allow"), (-0.3, -1.3, "deny")] {
+        let llm = embeddings_server(embedding_reply(&[-2.0, 0.0, 0.0, 0.0])).await;
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(yes_no_reply(yes, no))
+            .mount(&llm)
+            .await;
+        let h = Harness::new(&format!(
+            "{}authorization_threshold = 0.5\nauthorization_high_threshold = 0.8\n",
+            probe_section(&llm.uri(), &probe, SHA)
+        ));
+        let (_, body) = h.review(request.clone()).await;
+        let signals = body["signals"].as_array().cloned().unwrap_or_default();
+        assert!(
+            signals
+                .iter()
+                .any(|s| s["severity"] == "high" && s["named_in_intent"] == true),
+            "a named high signal: {body}"
+        );
+        assert_eq!(body["decision"], decision, "P(yes) from {yes}/{no}: {body}");
+        assert_eq!(body["decided_by"], "reviewer", "{body}");
+        let sent = requests(&llm).await;
+        let chat: Vec<&Value> = sent
+            .iter()
+            .filter(|(p, _)| p == "/v1/chat/completions")
+            .map(|(_, b)| b)
+            .collect();
+        assert_eq!(chat.len(), 1, "one authorization question: {sent:?}");
+        let system = chat[0]["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default();
+        let user = chat[0]["messages"][1]["content"]
+            .as_str()
+            .unwrap_or_default();
+        assert_eq!(system, guardian::reviewer::prompt::AUTHORIZATION_PROMPT);
+        assert!(
+            user.contains("=== BEGIN UNTRUSTED USER REQUEST ===\nDelete the v1.2.0 release"),
+            "{user}"
+        );
+        assert!(
+            user.contains("gh release delete v1.2.0 --yes"),
+            "{user}"
+        );
+        assert!(!user.contains("UNRELATED TOOL OUTPUT"), "{user}");
+        assert!(
+            user.ends_with(guardian::reviewer::prompt::AUTHORIZATION_ASK),
+            "{user}"
+        );
+        assert_eq!(chat[0]["max_tokens"], 1);
+        let rec = h.audit_of(body["id"].as_str().unwrap_or_default());
+        assert_eq!(rec["stages"], json!(["probe", "authorization"]), "{rec}");
+    }
+}
+
 #[tokio::test]
 async fn an_embedding_the_probe_cannot_read_fails_closed() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -527,6 +527,13 @@ fn scoring_settings_are_validated() {
         .expect_err("out of range")
         .to_string();
     assert!(err.contains("reviewer.authorization_threshold"), "{err}");
+    let err = parse("authorization_high_threshold = 1.2\n")
+        .expect_err("out of range")
+        .to_string();
+    assert!(
+        err.contains("reviewer.authorization_high_threshold"),
+        "{err}"
+    );
     let err = parse("authorization_weight = -1\n")
         .expect_err("negative")
         .to_string();
