@@ -148,7 +148,8 @@ impl Default for ReviewerConfig {
             model_sha256: None,
             deny_threshold: 0.5,
             authorization_threshold: 0.5,
-            authorization_high_threshold: crate::decision::score::HIGH_AUTHORIZATION,
+            // decision::score::HIGH_AUTHORIZATION (its test checks the two agree).
+            authorization_high_threshold: 0.9,
             authorization_weight: 0.0,
             explain: Explain::Deny,
             evidence: Evidence::Blind,

@@ -101,6 +101,7 @@ pub fn detect(
                 secrets_in(command, "the command line", &mut out);
                 script_signals(command, ctx, &mut out);
                 variable_safeguards(command, &mut out);
+                migration_variables(command, a.commands.as_slice(), &mut out);
             }
         }
         NormalizedAction::Read(p) | NormalizedAction::ReadTree(p) => {
@@ -127,6 +128,7 @@ pub fn detect(
         }
         NormalizedAction::Fetch { url, host } => {
             host_signal(host, false, cfg, &mut out);
+            deploy_hook_signal(url, host, &mut out);
             secrets_in(url, "the URL", &mut out);
         }
         NormalizedAction::Mcp { server, tool } => {
@@ -156,6 +158,11 @@ pub fn detect(
             .intent
             .as_deref()
             .is_some_and(|i| named_in_intent(&s.target, i));
+        // A safeguard the user names is one they want to pass ("fix the lint errors"), not one
+        // they asked to switch off: only words asking to skip or lower it name its bypass.
+        if s.category == Category::SafeguardBypass && s.named_in_intent {
+            s.named_in_intent = req.intent.as_deref().is_some_and(asks_to_bypass);
+        }
     }
     // Reading from a host the user named (a GET of the API they asked about) is no egress.
     out.retain(|s| {
@@ -216,6 +223,34 @@ fn names_prod(c: &SimpleCommand) -> bool {
                     .any(|part| part == *p)
         })
     })
+}
+
+/// Whether the user's words ask to switch a check off, rather than to make it pass.
+fn asks_to_bypass(intent: &str) -> bool {
+    let i = intent.to_ascii_lowercase();
+    [
+        "skip",
+        "disable",
+        "ignore",
+        "bypass",
+        "turn off",
+        "switch off",
+        "lower",
+        "without",
+        "no-verify",
+        "override",
+        "silence",
+        "suppress",
+        "allowlist",
+        "informational",
+        "update the snapshot",
+        "update snapshot",
+        "approve",
+        "unsigned",
+        "insecure",
+    ]
+    .iter()
+    .any(|w| i.contains(w))
 }
 
 /// Whether the user's intent names `target`: one of the target's distinctive tokens (a file

@@ -132,3 +132,52 @@ pub(super) fn host_signal(host: &str, upload: bool, cfg: &SignalsConfig, out: &m
         ));
     }
 }
+
+/// What a URL triggers when it is a deploy or pipeline hook: a plain request to it (a GET
+/// included) deploys or runs a pipeline, so no upload is needed for it to change something.
+/// Render's (`/deploy/…?key=`), Netlify's (`/build_hooks/`), Vercel's
+/// (`/integrations/deploy/`), Cloudflare Pages' (`/deploy_hooks/`), GitLab's pipeline triggers
+/// (`/trigger/pipeline`), Jenkins' remote builds (`/job/…/build`, `/buildWithParameters`) and
+/// GitHub's dispatches (`/dispatches`).
+pub(super) fn deploy_hook(url: &str) -> Option<&'static str> {
+    let u = url.trim().trim_matches(['"', '\'']).to_ascii_lowercase();
+    let rest = u.split_once("://")?.1;
+    let (path, query) = match rest.find('/') {
+        Some(i) => {
+            let p = &rest[i..];
+            p.split_once('?').unwrap_or((p, ""))
+        }
+        None => return None,
+    };
+    let path = path.split('#').next().unwrap_or(path).trim_end_matches('/');
+    let query_has = |k: &str| query.split('&').any(|kv| kv.starts_with(k));
+    if path.contains("/deploy/") && (query_has("key=") || query_has("token=")) {
+        Some("a deploy hook")
+    } else if path.contains("/build_hooks/") {
+        Some("a build hook")
+    } else if path.contains("/integrations/deploy/") || path.contains("/deploy_hooks/") {
+        Some("a deploy hook")
+    } else if path.ends_with("/trigger/pipeline") {
+        Some("a pipeline trigger")
+    } else if path.contains("/job/")
+        && (path.ends_with("/build") || path.ends_with("/buildwithparameters"))
+    {
+        Some("a remote build trigger")
+    } else if path.ends_with("/dispatches") {
+        Some("a workflow dispatch")
+    } else {
+        None
+    }
+}
+
+/// A production signal (medium) for a request to a deploy or pipeline hook ([`deploy_hook`]).
+pub(super) fn deploy_hook_signal(url: &str, host: &str, out: &mut Vec<Signal>) {
+    if let Some(what) = deploy_hook(url) {
+        out.push(sig(
+            Category::Production,
+            Severity::Medium,
+            format!("a request to {url} triggers {what}: it deploys or runs a pipeline"),
+            host,
+        ));
+    }
+}

@@ -25,6 +25,34 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
             ("publishes a package", format!("{name} publish"))
         }
         "gem" if sub == "push" => ("publishes a gem", "gem push".into()),
+        // Maven's `deploy` phase (and a release's `perform`) uploads the artifacts to the
+        // distribution repository; Gradle's publishing tasks do the same.
+        "mvn" | "mvnw" | "./mvnw"
+            if a.iter()
+                .any(|x| x == "deploy" || x == "release:perform" || x == "deploy:deploy") =>
+        {
+            (
+                "uploads artifacts to a Maven repository",
+                "maven deploy".into(),
+            )
+        }
+        "gradle" | "gradlew" | "./gradlew"
+            if a.iter().any(|x| {
+                !x.starts_with('-')
+                    && x.rsplit(':').next().is_some_and(|t| {
+                        t.starts_with("publish")
+                            && !t.contains("MavenLocal")
+                            && !t.contains("Local")
+                    })
+            }) =>
+        {
+            ("publishes artifacts", "gradle publish".into())
+        }
+        // cargo-release only previews unless told to `--execute`.
+        "cargo" if sub == "release" && has(c, &["--execute", "-x"]) => (
+            "publishes a release (tag, push, crates.io)",
+            "cargo release".into(),
+        ),
         "dotnet" if words(&["nuget", "push"]) => ("publishes a NuGet package", "nuget push".into()),
         // Deploys and image pushes are `production` signals.
         "helm" if sub == "push" => ("pushes a chart to a registry", "helm push".into()),
@@ -216,7 +244,7 @@ fn bypass(c: &SimpleCommand, name: &str) -> Option<(&'static str, &'static str, 
                     high,
                 )
             } else {
-                return None;
+                return tool_bypass(c, name);
             }
         }
         "gh" if a.first().is_some_and(|x| x == "pr") && has(c, &["--admin"]) => (
@@ -294,6 +322,114 @@ fn bypass(c: &SimpleCommand, name: &str) -> Option<(&'static str, &'static str, 
                 "disruption budget",
                 Severity::Medium,
             )
+        }
+        _ => return tool_bypass(c, name),
+    };
+    Some(found)
+}
+
+/// Safeguards of other tools: an agent approving a pull request, packages installed without
+/// signature checks, migrations with their checks off, snapshots overwritten, linters silenced
+/// in place.
+fn tool_bypass(c: &SimpleCommand, name: &str) -> Option<(&'static str, &'static str, Severity)> {
+    let a = args(c);
+    let text = c.argv.join(" ").to_ascii_lowercase();
+    let high = Severity::High;
+    let found = match name {
+        "git"
+            if text.contains("commit.gpgsign=false") || a.iter().any(|x| x == "--no-gpg-sign") =>
+        {
+            (
+                "switches commit signing off",
+                "commit signing",
+                Severity::Medium,
+            )
+        }
+        "gh" if a.first().is_some_and(|x| x == "pr")
+            && a.get(1).is_some_and(|x| x == "review")
+            && has(c, &["--approve", "-a"]) =>
+        {
+            (
+                "approves a pull request (an agent's approval is not the review a protection asks for)",
+                "approve",
+                high,
+            )
+        }
+        "apt" | "apt-get" | "aptitude"
+            if has(
+                c,
+                &[
+                    "--allow-unauthenticated",
+                    "--allow-insecure-repositories",
+                    "--force-yes",
+                ],
+            ) || text.contains("allowunauthenticated=true")
+                || text.contains("allowinsecurerepositories=true") =>
+        {
+            (
+                "installs packages whose signatures are not verified",
+                "unauthenticated packages",
+                high,
+            )
+        }
+        "flyway"
+            if text.contains("validateonmigrate=false")
+                || text.contains("-outoforder=true")
+                || text.contains("cleandisabled=false") =>
+        {
+            (
+                "migrates with its checks off",
+                "migration checks",
+                Severity::Medium,
+            )
+        }
+        "jest" | "vitest"
+            if has(
+                c,
+                &["-u", "--updateSnapshot", "--update", "--update-snapshots"],
+            ) =>
+        {
+            (
+                "overwrites the test snapshots with the current output",
+                "snapshot update",
+                Severity::Medium,
+            )
+        }
+        "npx" | "pnpm" | "yarn" | "bunx"
+            if a.iter().any(|x| x == "jest" || x == "vitest")
+                && has(c, &["-u", "--updateSnapshot", "--update"]) =>
+        {
+            (
+                "overwrites the test snapshots with the current output",
+                "snapshot update",
+                Severity::Medium,
+            )
+        }
+        "sed" | "perl"
+            if has(c, &["-i"]) || a.iter().any(|x| x.starts_with("-i") || x == "-pi") =>
+        {
+            let script = a.join(" ");
+            if [
+                "noqa",
+                "eslint-disable",
+                "type: ignore",
+                "@ts-ignore",
+                "@ts-nocheck",
+                "nolint",
+                "#[allow(",
+                "pylint: disable",
+            ]
+            .iter()
+            .any(|m| script.contains(m))
+            {
+                (
+                    "silences the linter or type checker in place instead of fixing the code",
+                    "lint",
+                    Severity::Medium,
+                )
+            } else {
+                return None;
+            }
         }
         _ => return None,
     };
@@ -512,6 +648,9 @@ pub(super) fn content_safeguards(path: &Path, text: &str, diff: bool, out: &mut 
         "#![allow(warnings)]",
         "#![allow(clippy::all)]",
     ];
+    if let Some(what) = checks_switched_off(name, &added) {
+        push(what, "checks off", Severity::Medium);
+    }
     if FILE_WIDE.iter().any(|t| format!("{added}\n").contains(t)) {
         push(
             "turns the checks off for the whole file",
@@ -519,6 +658,88 @@ pub(super) fn content_safeguards(path: &Path, text: &str, diff: bool, out: &mut 
             Severity::Medium,
         );
     }
+}
+
+/// A checker's whole configuration switched off, or a failing step made to pass, in the content
+/// written: mypy's `ignore_errors = True`, ruff's or flake8's `ignore = ["ALL"]`, a coverage
+/// status made `informational`, a CI step's `continue-on-error: true`, a test or lint command
+/// followed by `|| true` / `|| exit 0`, tests deselected in pytest's options, cargo-deny's
+/// vulnerabilities allowed, security advisories allowlisted.
+fn checks_switched_off(name: &str, added: &str) -> Option<&'static str> {
+    let compact: String = added
+        .to_ascii_lowercase()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let lower = added.to_ascii_lowercase();
+    if compact.contains("ignore_errors=true") {
+        return Some("switches the type checker's errors off");
+    }
+    if compact.contains("ignore=[\"all\"]") || compact.contains("extend-ignore=[\"all\"]") {
+        return Some("ignores every lint rule");
+    }
+    if compact.contains("informational:true") {
+        return Some("makes a coverage check informational (it can no longer fail)");
+    }
+    if compact.contains("continue-on-error:true") {
+        return Some("lets a failing CI step pass (continue-on-error)");
+    }
+    const CHECKS: &[&str] = &[
+        "test", "pytest", "jest", "vitest", "lint", "eslint", "ruff", "mypy", "clippy", "check",
+        "audit", "coverage", "tsc", "rspec", "phpunit",
+    ];
+    let build_file = name == "makefile"
+        || name == "Makefile"
+        || name == "GNUmakefile"
+        || name == "justfile"
+        || name == "package.json"
+        || name == "tox.ini"
+        || name == "noxfile.py"
+        || name == "Jenkinsfile"
+        || name.ends_with(".yml")
+        || name.ends_with(".yaml");
+    let swallowed = build_file
+        && lower.lines().any(|l| {
+            let l = l.trim();
+            // `test -f x || true` is the shell's own test, not a test suite.
+            if l.starts_with("test -") || l.starts_with("[ ") {
+                return false;
+            }
+            (l.contains("|| true") || l.contains("|| exit 0") || l.contains("||true"))
+                && CHECKS.iter().any(|c| {
+                    l.split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '-' || ch == '_'))
+                        .any(|w| w == *c)
+                })
+        });
+    if swallowed {
+        return Some("makes a failing test or check pass (|| true)");
+    }
+    if (name.starts_with("pytest")
+        || name == "setup.cfg"
+        || name == "pyproject.toml"
+        || name == "tox.ini")
+        && lower.lines().any(|l| {
+            l.contains("addopts")
+                && (l.contains("--deselect") || l.contains("-k not") || l.contains("-k \"not"))
+        })
+    {
+        return Some("deselects tests for every run");
+    }
+    if name == "deny.toml"
+        && (compact.contains("vulnerability=\"allow\"")
+            || compact.contains("vulnerability=\"warn\""))
+    {
+        return Some("allows known vulnerabilities (cargo-deny)");
+    }
+    if compact.contains("\"allowlist\":[\"ghsa-")
+        || compact.contains("\"allowlist\":[\"cve-")
+        || compact.contains("ignore=[\"rustsec-")
+        || compact.contains("--ignore-vuln")
+        || compact.contains("\"ignore\":[\"ghsa-")
+    {
+        return Some("allowlists security advisories instead of fixing them");
+    }
+    None
 }
 
 /// A path shown relative to nothing in particular (the file name and its parent).

@@ -59,7 +59,10 @@ type Family = (
 pub(super) const FAMILIES: &[Family] = &[
     (&["env", "printenv", "set", "export", "declare"], env_dump),
     (&["history"], history),
-    (&["security", "gh", "gcloud", "aws"], token_printers),
+    (
+        &["security", "gh", "gcloud", "aws", "heroku"],
+        token_printers,
+    ),
     (&["crontab", "systemctl", "launchctl"], persistence),
     (&["git"], |c, _, out| git_signals(c, out)),
     (&["rm", "rmdir", "unlink", "shred"], rm_signals),
@@ -121,6 +124,12 @@ pub(super) fn command_signals(
         let upload = is_upload(c);
         host_signal(h, upload, cfg, out);
     }
+    if matches!(name, "curl" | "wget" | "http" | "https" | "xh" | "httpie") {
+        for url in c.argv.iter().skip(1).filter(|a| a.contains("://")) {
+            let host = crate::normalize::shell::effects::host_of(url).unwrap_or_default();
+            deploy_hook_signal(url, &host, out);
+        }
+    }
     // `mkfs.ext4` is `mkfs`.
     let family = if name.starts_with("mkfs.") {
         "mkfs"
@@ -175,6 +184,29 @@ fn token_printers(c: &SimpleCommand, _: &Context, out: &mut Vec<Signal>) {
         }
         "aws" if c.argv.get(1..3) == Some(&["configure".into(), "get".into()]) => {
             ("reads AWS credentials", "aws configure")
+        }
+        // `heroku config` prints every config var; `config:get` one, and a URL, key, token or
+        // password among them is a credential (DATABASE_URL carries the password).
+        "heroku"
+            if c.argv.get(1).is_some_and(|s| s == "config")
+                || c.argv.get(1).is_some_and(|s| s == "config:get")
+                    && args(c).iter().skip(1).any(|v| {
+                        let v = v.to_ascii_uppercase();
+                        !v.starts_with('-')
+                            && [
+                                "URL",
+                                "KEY",
+                                "SECRET",
+                                "TOKEN",
+                                "PASSWORD",
+                                "DSN",
+                                "CREDENTIAL",
+                            ]
+                            .iter()
+                            .any(|k| v.contains(k))
+                    }) =>
+        {
+            ("prints an app's secret configuration", "heroku config")
         }
         _ => return,
     };
@@ -330,12 +362,31 @@ pub(super) fn container_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
 
 pub(super) fn sql_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
     let before = out.len();
-    let raised = sql_text_signals(&c.argv.join(" "), &format!("`{}`", c.text), false, out);
+    let mut raised = sql_text_signals(&c.argv.join(" "), &format!("`{}`", c.text), false, out);
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    // MongoDB's shell: deleting every document or dropping a collection or database.
+    if !raised && matches!(name, "mongosh" | "mongo") {
+        let script = c.argv.join(" ");
+        if ["deleteMany(", "dropDatabase(", ".drop(", ".remove("]
+            .iter()
+            .any(|k| script.contains(k))
+        {
+            out.push(sig(
+                Category::Destructive,
+                Severity::High,
+                format!("`{}` deletes documents or collections", c.text),
+                args(c)
+                    .iter()
+                    .find(|a| a.contains("://"))
+                    .map_or(name, String::as_str),
+            ));
+            raised = true;
+        }
+    }
     shared_database(c, before, out);
     if raised {
         return;
     }
-    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
     if matches!(name, "dropdb" | "redis-cli")
         && (name == "dropdb"
             || c.argv
@@ -544,12 +595,127 @@ fn mutating_verb(c: &SimpleCommand, name: &str, words: &[&str]) -> Option<String
     }
 }
 
+/// Whether a command runs database migrations (or resets, seeds or drops the schema):
+/// alembic, Rails/rake, Django, Flyway, Liquibase, Prisma, knex, Sequelize, Ecto, Diesel, goose,
+/// golang-migrate.
+fn migrates(name: &str, words: &[&str]) -> bool {
+    let first = words.first().copied().unwrap_or("");
+    match name {
+        "alembic" => words
+            .iter()
+            .any(|w| matches!(*w, "upgrade" | "downgrade" | "stamp")),
+        "rails" | "rake" | "bundle" => words.iter().any(|w| {
+            w.starts_with("db:")
+                && matches!(
+                    w.trim_start_matches("db:"),
+                    "migrate"
+                        | "rollback"
+                        | "schema:load"
+                        | "reset"
+                        | "drop"
+                        | "seed"
+                        | "setup"
+                        | "migrate:redo"
+                        | "migrate:reset"
+                        | "prepare"
+                )
+        }),
+        "python" | "python3" | "manage.py" => {
+            { words.iter().any(|w| w.ends_with("manage.py")) || name == "manage.py" }
+                .then_some(())
+                .is_some_and(|_| words.contains(&"migrate") || words.contains(&"flush"))
+        }
+        "flyway" => matches!(first, "migrate" | "clean" | "repair" | "undo" | "baseline"),
+        "liquibase" => words
+            .iter()
+            .any(|w| w.starts_with("update") || w.starts_with("rollback") || *w == "drop-all"),
+        "prisma" | "npx" | "pnpm" | "yarn" | "bunx" => {
+            (words.contains(&"migrate")
+                && words
+                    .iter()
+                    .any(|w| matches!(*w, "deploy" | "reset" | "resolve")))
+                || words.windows(2).any(|w| w == ["db", "push"])
+                || words.iter().any(|w| w.starts_with("migrate:"))
+                || words.iter().any(|w| w.starts_with("db:migrate"))
+        }
+        "knex" => words.iter().any(|w| w.starts_with("migrate:")),
+        "sequelize" | "sequelize-cli" => words.iter().any(|w| w.starts_with("db:migrate")),
+        "mix" => words.iter().any(|w| {
+            matches!(
+                *w,
+                "ecto.migrate" | "ecto.rollback" | "ecto.reset" | "ecto.drop"
+            )
+        }),
+        "diesel" => words.windows(2).any(|w| {
+            w == ["migration", "run"] || w == ["migration", "revert"] || w == ["database", "reset"]
+        }),
+        "goose" | "migrate" => words
+            .iter()
+            .any(|w| matches!(*w, "up" | "down" | "reset" | "drop" | "force")),
+        _ => false,
+    }
+}
+
+/// Whether a command line (its variable assignments included: `RAILS_ENV=production`,
+/// `MIX_ENV=prod`) names a production environment.
+fn text_names_prod(text: &str) -> bool {
+    text.split_whitespace().any(|a| {
+        let a = a.trim_matches(['"', '\'']).to_ascii_lowercase();
+        a.split(['=', '/', ':', '-', '_', '.', ','])
+            .any(|part| matches!(part, "prod" | "production" | "live"))
+    })
+}
+
+/// Migrations whose environment a variable assignment on the command line makes production
+/// (`RAILS_ENV=production bin/rails db:migrate`, `MIX_ENV=prod mix ecto.migrate`): the
+/// assignments are not the program's arguments, so they are read from the whole command line.
+pub(super) fn migration_variables(text: &str, cmds: &[SimpleCommand], out: &mut Vec<Signal>) {
+    let prod_env = text.split_whitespace().any(|w| {
+        w.split_once('=').is_some_and(|(n, v)| {
+            !n.is_empty()
+                && n.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                && text_names_prod(v)
+        })
+    });
+    if !prod_env
+        || out
+            .iter()
+            .any(|s| s.evidence.ends_with("against production"))
+    {
+        return;
+    }
+    for c in cmds {
+        let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+        let words: Vec<&str> = args(c).iter().map(String::as_str).collect();
+        if migrates(name, &words) {
+            out.push(sig(
+                Category::Production,
+                Severity::High,
+                format!("`{text}` runs database migrations against production"),
+                "production",
+            ));
+            return;
+        }
+    }
+}
+
 pub(super) fn production_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
     let words: Vec<&str> = args(c)
         .iter()
         .filter(|a| !a.starts_with('-'))
         .map(String::as_str)
         .collect();
+    let all_words: Vec<&str> = args(c).iter().map(String::as_str).collect();
+    if migrates(name, &all_words) && (names_prod(c) || text_names_prod(&c.text)) {
+        out.push(sig(
+            Category::Production,
+            Severity::High,
+            format!("`{}` runs database migrations against production", c.text),
+            "production",
+        ));
+        return;
+    }
     let mutating = mutating_verb(c, name, &words);
     let Some(verb) = mutating else { return };
     let target =

@@ -166,10 +166,7 @@ async fn with_the_probe_authorization_is_asked_in_its_own_short_prompt() {
             user.contains("=== BEGIN UNTRUSTED USER REQUEST ===\nDelete the v1.2.0 release"),
             "{user}"
         );
-        assert!(
-            user.contains("gh release delete v1.2.0 --yes"),
-            "{user}"
-        );
+        assert!(user.contains("gh release delete v1.2.0 --yes"), "{user}");
         assert!(!user.contains("UNRELATED TOOL OUTPUT"), "{user}");
         assert!(
             user.ends_with(guardian::reviewer::prompt::AUTHORIZATION_ASK),
