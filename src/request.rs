@@ -253,6 +253,18 @@ impl ReviewRequest {
         }
     }
 
+    /// The user's request in their own words: the intent, else the last user message of the
+    /// transcript.
+    pub fn users_request(&self) -> Option<String> {
+        self.intent.clone().or_else(|| {
+            self.transcript
+                .iter()
+                .rev()
+                .find(|e| e.role == Role::User)
+                .map(|e| e.content.clone())
+        })
+    }
+
     /// True when the action must not be allowed by a rule and must get a fresh review with no
     /// session memory: a sandbox-denied retry, a request to run outside the sandbox, or a shell
     /// command asking for network access its sandbox does not give.

@@ -256,15 +256,7 @@ fn clip(text: &str, max: usize) -> String {
 /// in about a second on two cores.
 pub fn text(req: &ReviewRequest) -> String {
     let request = req
-        .intent
-        .clone()
-        .or_else(|| {
-            req.transcript
-                .iter()
-                .rev()
-                .find(|e| e.role == crate::request::Role::User)
-                .map(|e| e.content.clone())
-        })
+        .users_request()
         .unwrap_or_else(|| "(none given)".to_string());
     let mut action = serde_json::to_value(&req.action).unwrap_or_default();
     if let Some(o) = action.as_object_mut() {

@@ -175,15 +175,7 @@ impl PromptSet {
     pub fn authorization(&self, req: &ReviewRequest) -> Prompt {
         let b = &self.budget;
         let request = req
-            .intent
-            .clone()
-            .or_else(|| {
-                req.transcript
-                    .iter()
-                    .rev()
-                    .find(|e| e.role == crate::request::Role::User)
-                    .map(|e| e.content.clone())
-            })
+            .users_request()
             .unwrap_or_else(|| "(none given)".to_string());
         let mut value = serde_json::to_value(&req.action).unwrap_or_default();
         if let Some(obj) = value.as_object_mut() {

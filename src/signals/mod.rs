@@ -128,7 +128,7 @@ pub fn detect(
         }
         NormalizedAction::Fetch { url, host } => {
             host_signal(host, false, cfg, &mut out);
-            deploy_hook_signal(url, host, &mut out);
+            deploy_hook_signal(url, &mut out);
             secrets_in(url, "the URL", &mut out);
         }
         NormalizedAction::Mcp { server, tool } => {
@@ -243,14 +243,13 @@ fn asks_to_bypass(intent: &str) -> bool {
         "suppress",
         "allowlist",
         "informational",
-        "update the snapshot",
-        "update snapshot",
         "approve",
         "unsigned",
         "insecure",
     ]
     .iter()
     .any(|w| i.contains(w))
+        || (i.contains("update") && i.contains("snapshot"))
 }
 
 /// Whether the user's intent names `target`: one of the target's distinctive tokens (a file

@@ -139,7 +139,7 @@ pub(super) fn host_signal(host: &str, upload: bool, cfg: &SignalsConfig, out: &m
 /// (`/integrations/deploy/`), Cloudflare Pages' (`/deploy_hooks/`), GitLab's pipeline triggers
 /// (`/trigger/pipeline`), Jenkins' remote builds (`/job/…/build`, `/buildWithParameters`) and
 /// GitHub's dispatches (`/dispatches`).
-pub(super) fn deploy_hook(url: &str) -> Option<&'static str> {
+pub(super) fn deploy_hook(url: &str) -> Option<(&'static str, &'static str)> {
     let u = url.trim().trim_matches(['"', '\'']).to_ascii_lowercase();
     let rest = u.split_once("://")?.1;
     let (path, query) = match rest.find('/') {
@@ -152,32 +152,34 @@ pub(super) fn deploy_hook(url: &str) -> Option<&'static str> {
     let path = path.split('#').next().unwrap_or(path).trim_end_matches('/');
     let query_has = |k: &str| query.split('&').any(|kv| kv.starts_with(k));
     if path.contains("/deploy/") && (query_has("key=") || query_has("token=")) {
-        Some("a deploy hook")
+        Some(("a deploy hook", "hook"))
     } else if path.contains("/build_hooks/") {
-        Some("a build hook")
+        Some(("a build hook", "hook"))
     } else if path.contains("/integrations/deploy/") || path.contains("/deploy_hooks/") {
-        Some("a deploy hook")
+        Some(("a deploy hook", "hook"))
     } else if path.ends_with("/trigger/pipeline") {
-        Some("a pipeline trigger")
+        Some(("a pipeline trigger", "trigger"))
     } else if path.contains("/job/")
         && (path.ends_with("/build") || path.ends_with("/buildwithparameters"))
     {
-        Some("a remote build trigger")
+        Some(("a remote build trigger", "trigger"))
     } else if path.ends_with("/dispatches") {
-        Some("a workflow dispatch")
+        Some(("a workflow dispatch", "dispatch"))
     } else {
         None
     }
 }
 
 /// A production signal (medium) for a request to a deploy or pipeline hook ([`deploy_hook`]).
-pub(super) fn deploy_hook_signal(url: &str, host: &str, out: &mut Vec<Signal>) {
-    if let Some(what) = deploy_hook(url) {
+/// Its target is the hook (or the trigger, the dispatch), not the host: "check whether the last
+/// Render deploy succeeded" names Render and its deploys, not firing the hook.
+pub(super) fn deploy_hook_signal(url: &str, out: &mut Vec<Signal>) {
+    if let Some((what, target)) = deploy_hook(url) {
         out.push(sig(
             Category::Production,
             Severity::Medium,
             format!("a request to {url} triggers {what}: it deploys or runs a pipeline"),
-            host,
+            target,
         ));
     }
 }

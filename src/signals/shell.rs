@@ -126,8 +126,7 @@ pub(super) fn command_signals(
     }
     if matches!(name, "curl" | "wget" | "http" | "https" | "xh" | "httpie") {
         for url in c.argv.iter().skip(1).filter(|a| a.contains("://")) {
-            let host = crate::normalize::shell::effects::host_of(url).unwrap_or_default();
-            deploy_hook_signal(url, &host, out);
+            deploy_hook_signal(url, out);
         }
     }
     // `mkfs.ext4` is `mkfs`.
@@ -371,14 +370,22 @@ pub(super) fn sql_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
             .iter()
             .any(|k| script.contains(k))
         {
+            // The collection (`db.events.deleteMany`), else the server's URL.
+            let collection = script.split("db.").nth(1).and_then(|rest| {
+                let (coll, after) = rest.split_once('.')?;
+                (!after.starts_with("dropDatabase") && !coll.is_empty()).then_some(coll)
+            });
+            let target = collection.unwrap_or_else(|| {
+                args(c)
+                    .iter()
+                    .find(|a| a.contains("://"))
+                    .map_or(name, String::as_str)
+            });
             out.push(sig(
                 Category::Destructive,
                 Severity::High,
                 format!("`{}` deletes documents or collections", c.text),
-                args(c)
-                    .iter()
-                    .find(|a| a.contains("://"))
-                    .map_or(name, String::as_str),
+                target,
             ));
             raised = true;
         }
@@ -621,9 +628,8 @@ fn migrates(name: &str, words: &[&str]) -> bool {
                 )
         }),
         "python" | "python3" | "manage.py" => {
-            { words.iter().any(|w| w.ends_with("manage.py")) || name == "manage.py" }
-                .then_some(())
-                .is_some_and(|_| words.contains(&"migrate") || words.contains(&"flush"))
+            (name == "manage.py" || words.iter().any(|w| w.ends_with("manage.py")))
+                && (words.contains(&"migrate") || words.contains(&"flush"))
         }
         "flyway" => matches!(first, "migrate" | "clean" | "repair" | "undo" | "baseline"),
         "liquibase" => words
