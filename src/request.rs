@@ -265,6 +265,16 @@ impl ReviewRequest {
         })
     }
 
+    /// The action as JSON without its `cwd` (the short texts the model reads carry no
+    /// working directory).
+    pub fn action_without_cwd(&self) -> serde_json::Value {
+        let mut value = serde_json::to_value(&self.action).unwrap_or_default();
+        if let Some(obj) = value.as_object_mut() {
+            obj.remove("cwd");
+        }
+        value
+    }
+
     /// True when the action must not be allowed by a rule and must get a fresh review with no
     /// session memory: a sandbox-denied retry, a request to run outside the sandbox, or a shell
     /// command asking for network access its sandbox does not give.

@@ -258,10 +258,7 @@ pub fn text(req: &ReviewRequest) -> String {
     let request = req
         .users_request()
         .unwrap_or_else(|| "(none given)".to_string());
-    let mut action = serde_json::to_value(&req.action).unwrap_or_default();
-    if let Some(o) = action.as_object_mut() {
-        o.remove("cwd");
-    }
+    let action = req.action_without_cwd();
     let workspace = req
         .session
         .as_ref()

@@ -177,11 +177,7 @@ impl PromptSet {
         let request = req
             .users_request()
             .unwrap_or_else(|| "(none given)".to_string());
-        let mut value = serde_json::to_value(&req.action).unwrap_or_default();
-        if let Some(obj) = value.as_object_mut() {
-            obj.remove("cwd");
-        }
-        let action = serde_json::to_string(&value).unwrap_or_else(|_| format!("{:?}", req.action));
+        let action = req.action_without_cwd().to_string();
         let mut user = String::from("Compare the user's request with the agent's action.\n\n");
         fence(&mut user, "USER REQUEST", &budget::cap(&request, b.intent));
         fence(&mut user, "ACTION", &budget::cap(&action, b.action));

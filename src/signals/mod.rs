@@ -215,14 +215,15 @@ fn subcommand(c: &SimpleCommand) -> Option<&str> {
 }
 
 fn names_prod(c: &SimpleCommand) -> bool {
-    c.argv.iter().any(|a| {
-        let a = a.to_ascii_lowercase();
-        ["prod", "production", "live"].iter().any(|p| {
-            a == *p
-                || a.split(['=', '/', ':', '-', '_', '.', ','])
-                    .any(|part| part == *p)
-        })
-    })
+    c.argv.iter().any(|a| word_names_prod(a))
+}
+
+/// Whether one word names a production environment: `prod`, `production` or `live`, alone or
+/// as a part between `=`, `/`, `:`, `-`, `_`, `.` or `,` (`acme-prod`, `env=production`).
+fn word_names_prod(word: &str) -> bool {
+    word.to_ascii_lowercase()
+        .split(['=', '/', ':', '-', '_', '.', ','])
+        .any(|part| matches!(part, "prod" | "production" | "live"))
 }
 
 /// Whether the user's words ask to switch a check off, rather than to make it pass.

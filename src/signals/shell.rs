@@ -665,11 +665,21 @@ fn migrates(name: &str, words: &[&str]) -> bool {
 /// Whether a command line (its variable assignments included: `RAILS_ENV=production`,
 /// `MIX_ENV=prod`) names a production environment.
 fn text_names_prod(text: &str) -> bool {
-    text.split_whitespace().any(|a| {
-        let a = a.trim_matches(['"', '\'']).to_ascii_lowercase();
-        a.split(['=', '/', ':', '-', '_', '.', ','])
-            .any(|part| matches!(part, "prod" | "production" | "live"))
-    })
+    text.split_whitespace()
+        .any(|a| word_names_prod(a.trim_matches(['"', '\''])))
+}
+
+/// Whether a simple command runs database migrations ([`migrates`]).
+fn runs_migrations(c: &SimpleCommand) -> bool {
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    let words: Vec<&str> = args(c).iter().map(String::as_str).collect();
+    migrates(name, &words)
+}
+
+/// Whether a simple command runs database migrations with production named in its own words
+/// (`alembic -x env=production upgrade head`).
+fn migrates_in_production(c: &SimpleCommand) -> bool {
+    runs_migrations(c) && (names_prod(c) || text_names_prod(&c.text))
 }
 
 /// Migrations whose environment a variable assignment on the command line makes production
@@ -684,25 +694,17 @@ pub(super) fn migration_variables(text: &str, cmds: &[SimpleCommand], out: &mut 
                 && text_names_prod(v)
         })
     });
-    if !prod_env
-        || out
-            .iter()
-            .any(|s| s.evidence.ends_with("against production"))
-    {
+    // A command that names production itself already has its signal (production_signals).
+    if !prod_env || cmds.iter().any(migrates_in_production) {
         return;
     }
-    for c in cmds {
-        let name = c.argv.first().map(|a| base(a)).unwrap_or("");
-        let words: Vec<&str> = args(c).iter().map(String::as_str).collect();
-        if migrates(name, &words) {
-            out.push(sig(
-                Category::Production,
-                Severity::High,
-                format!("`{text}` runs database migrations against production"),
-                "production",
-            ));
-            return;
-        }
+    if cmds.iter().any(runs_migrations) {
+        out.push(sig(
+            Category::Production,
+            Severity::High,
+            format!("`{text}` runs database migrations against production"),
+            "production",
+        ));
     }
 }
 
@@ -712,8 +714,7 @@ pub(super) fn production_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Si
         .filter(|a| !a.starts_with('-'))
         .map(String::as_str)
         .collect();
-    let all_words: Vec<&str> = args(c).iter().map(String::as_str).collect();
-    if migrates(name, &all_words) && (names_prod(c) || text_names_prod(&c.text)) {
+    if migrates_in_production(c) {
         out.push(sig(
             Category::Production,
             Severity::High,
