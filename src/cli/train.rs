@@ -35,9 +35,10 @@ pub(crate) struct Args {
     /// The false-allow rate the deny threshold is chosen for, over cross-validated scores.
     #[arg(long, default_value_t = 0.05)]
     pub(crate) target_false_allow: f64,
-    /// The probe's version id.
-    #[arg(long, default_value = "probe-v1")]
-    pub(crate) version: String,
+    /// The probe's version id (default: the output file's name without `.json`, so
+    /// `--out prompts/probe-v3.json` writes `probe-v3`).
+    #[arg(long)]
+    pub(crate) version: Option<String>,
     /// A rules-only `guardian eval` report (GUARDIAN_NO_LOCAL_MODEL=1) of these cases: the cases
     /// a rule decides keep their decision when the threshold is chosen, as in the pipeline.
     #[arg(long)]
@@ -123,7 +124,11 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         .filter_map(|c| a.files.iter().position(|f| f == c))
         .collect();
     let spec = TrainSpec {
-        version: a.version.clone(),
+        version: a.version.clone().unwrap_or_else(|| {
+            a.out
+                .file_stem()
+                .map_or("probe".into(), |s| s.to_string_lossy().into_owned())
+        }),
         model: cfg.reviewer.model.clone(),
         model_sha256,
         c: a.c,

@@ -299,6 +299,8 @@ async fn training_is_deterministic_cached_and_never_reads_held_out_data() {
             .args([
                 "--out",
                 out,
+                "--version",
+                "probe-t",
                 "--model-sha256",
                 SHA,
                 "--folds",
@@ -334,6 +336,33 @@ async fn training_is_deterministic_cached_and_never_reads_held_out_data() {
     let b = std::fs::read_to_string(dir.path().join("b.json")).expect("b");
     assert_eq!(a, b, "the same cases give the same probe, byte for byte");
     let probe = guardian::reviewer::probe::Probe::parse(&a).expect("a probe guardian reads");
+    assert_eq!(probe.version, "probe-t");
+    // Without --version, the probe is named after its file.
+    let named = std::process::Command::new(BIN)
+        .args(["train", "--config"])
+        .arg(&cfg)
+        .arg(&cases)
+        .args([
+            "--out",
+            "probe-v9.json",
+            "--model-sha256",
+            SHA,
+            "--folds",
+            "3",
+            "--cache",
+        ])
+        .arg(&cache)
+        .current_dir(dir.path())
+        .output()
+        .expect("runs");
+    assert!(
+        named.status.success(),
+        "{}",
+        String::from_utf8_lossy(&named.stderr)
+    );
+    let v9 = std::fs::read_to_string(dir.path().join("probe-v9.json")).expect("probe-v9");
+    let v9 = guardian::reviewer::probe::Probe::parse(&v9).expect("parses");
+    assert_eq!(v9.version, "probe-v9");
     assert_eq!((probe.dim, probe.model_sha256.as_str()), (3, SHA));
     assert_eq!(probe.training.manifest.len(), 1);
     assert_eq!(probe.training.manifest[0].cases, 12);
