@@ -37,7 +37,8 @@ pub(super) const BUILD_OUTPUT: &[&str] = &[
 pub(super) fn secrets_in(text: &str, where_: &str, out: &mut Vec<Signal>) {
     static REDACTOR: std::sync::OnceLock<crate::redact::Redactor> = std::sync::OnceLock::new();
     let r = REDACTOR.get_or_init(crate::redact::Redactor::default);
-    let red = r.redact(text);
+    let text = without_references(text);
+    let red = r.redact(&text);
     if let std::borrow::Cow::Owned(red) = red {
         let mut kinds: Vec<&str> = red
             .match_indices("[REDACTED:")
@@ -51,6 +52,32 @@ pub(super) fn secrets_in(text: &str, where_: &str, out: &mut Vec<Signal>) {
             format!("{} in {where_}", kinds.join(", ")),
             where_,
         ));
+    }
+}
+
+/// The text with every secret-named setting whose value only refers to a secret held elsewhere
+/// (`password=${DB_PASSWORD}`, `apiKey: process.env.OPENAI_API_KEY`, `os.environ["TOKEN"]`,
+/// `{{ secrets.TOKEN }}`) given a placeholder value: a reference is what keeps a secret out of
+/// the file, not a secret in it. The audit log's redaction still hides such values.
+fn without_references(text: &str) -> std::borrow::Cow<'_, str> {
+    static REFERENCE: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let re = REFERENCE.get_or_init(|| {
+        regex::Regex::new(concat!(
+            r#"(?i)(?P<k>(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)["']?\s*[=:]\s*["']?)"#,
+            r#"(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?(?P<t>[\s"'\x60,;)]|$)"#,
+            r#"|process\.env\.[A-Za-z0-9_]+"#,
+            r#"|process\.env\[["'][A-Za-z0-9_]+["']\]"#,
+            r#"|os\.environ(?:\.get)?[\[(]["'][A-Za-z0-9_]+["'][\])]"#,
+            r#"|(?:os\.getenv|System\.getenv|getenv|env)\(["'][A-Za-z0-9_]+["']\)"#,
+            r#"|ENV(?:\.fetch\(|\[)["'][A-Za-z0-9_]+["'][\])]"#,
+            r#"|\{\{[^}]*\}\}"#,
+            r#"|%\([A-Za-z0-9_]+\)s?)"#,
+        ))
+        .ok()
+    });
+    match re {
+        Some(re) => re.replace_all(text, "${k}REF${t}"),
+        None => std::borrow::Cow::Borrowed(text),
     }
 }
 

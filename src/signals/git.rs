@@ -27,15 +27,21 @@ pub(super) fn git_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
                 .iter()
                 .any(|x| x.starts_with('-') && (x.contains('f') || x == "--force")) =>
         {
+            // What it deletes is the target: untracked files, and ignored ones with `-x`.
+            let ignored = rest.iter().any(|x| x.starts_with('-') && x.contains('x'));
             out.push(sig(
                 Category::Destructive,
-                if rest.iter().any(|x| x.starts_with('-') && x.contains('x')) {
+                if ignored {
                     Severity::High
                 } else {
                     Severity::Medium
                 },
                 format!("`{}` deletes untracked files", c.text),
-                "clean",
+                if ignored {
+                    "clean untracked ignored"
+                } else {
+                    "clean untracked"
+                },
             ))
         }
         "checkout" | "restore"
@@ -70,14 +76,7 @@ pub(super) fn git_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
                 )
             }) =>
         {
-            out.push(sig(
-                Category::Persistence,
-                Severity::High,
-                format!("`{}` makes git run other code by itself", c.text),
-                rest.iter()
-                    .find(|x| x.contains('.'))
-                    .map_or("git config", String::as_str),
-            ))
+            config_signal(c, rest, has_r(&["--global", "--system"]), out)
         }
         // `git submodule foreach CMD` runs CMD in every submodule: judge its words.
         "submodule" if rest.first().is_some_and(|x| x == "foreach") => {
@@ -120,6 +119,44 @@ pub(super) fn git_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
 pub(super) fn gh_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
     let a = args(c);
     shared_items(c, out);
+    // Repository or environment secrets and variables: what CI and deploys run with.
+    if matches!(a.first().map(String::as_str), Some("secret" | "variable"))
+        && matches!(
+            a.get(1).map(String::as_str),
+            Some("set" | "delete" | "remove")
+        )
+    {
+        out.push(sig(
+            Category::Production,
+            if names_prod(c) {
+                Severity::High
+            } else {
+                Severity::Medium
+            },
+            format!("`{}` changes the secrets or variables CI runs with", c.text),
+            a.get(2).map_or("secret", String::as_str),
+        ));
+    }
+    // `gh api -X DELETE …`: whatever the path names, deleted.
+    let delete = a
+        .windows(2)
+        .any(|w| matches!(w[0].as_str(), "-X" | "--method") && w[1].eq_ignore_ascii_case("delete"))
+        || a.iter().any(|x| {
+            x.eq_ignore_ascii_case("-XDELETE") || x.eq_ignore_ascii_case("--method=delete")
+        });
+    if a.first().is_some_and(|x| x == "api") && delete {
+        let path = a
+            .iter()
+            .skip(1)
+            .find(|x| !x.starts_with('-') && x.contains('/'))
+            .map_or("api", String::as_str);
+        out.push(sig(
+            Category::Destructive,
+            Severity::High,
+            format!("`{}` deletes through the GitHub API", c.text),
+            path.rsplit('/').find(|p| !p.is_empty()).unwrap_or(path),
+        ));
+    }
     let public = a
         .windows(2)
         .any(|w| w[0] == "--visibility" && w[1] == "public")
@@ -337,4 +374,31 @@ fn staged_secrets(c: &SimpleCommand, rest: &[String], out: &mut Vec<Signal>) {
             ));
         }
     }
+}
+
+/// `git config` of a key that makes git run code by itself (`core.hooksPath`,
+/// `core.fsmonitor`, `core.sshCommand`, `include.path`).
+fn config_signal(c: &SimpleCommand, rest: &[String], global: bool, out: &mut Vec<Signal>) {
+    let key = rest.iter().position(|x| x.contains('.'));
+    let value = key.and_then(|i| rest.get(i + 1)).map(String::as_str);
+    // Hooks kept in the repository (`core.hooksPath .githooks`, what husky sets) are the
+    // team's own, reviewed like its code: medium. A path elsewhere, or set for every
+    // repository (`--global`, `--system`), is code from outside: high.
+    let in_repo_hooks = key.is_some_and(|i| rest[i].eq_ignore_ascii_case("core.hookspath"))
+        && value.is_some_and(|v| {
+            !v.starts_with(['/', '~', '$']) && !v.split('/').any(|part| part == "..")
+        })
+        && !global;
+    out.push(sig(
+        Category::Persistence,
+        if in_repo_hooks {
+            Severity::Medium
+        } else {
+            Severity::High
+        },
+        format!("`{}` makes git run other code by itself", c.text),
+        value
+            .or(key.map(|i| rest[i].as_str()))
+            .unwrap_or("git config"),
+    ))
 }

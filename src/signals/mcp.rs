@@ -66,7 +66,7 @@ pub(super) fn mcp_signals(
             Category::Destructive,
             Severity::High,
             format!("{who} deletes, cancels or moves something"),
-            &recipient,
+            &object_of(args).unwrap_or_else(|| recipient.clone()),
         ));
     }
     if any(&[
@@ -123,29 +123,62 @@ fn url_hosts(args: &str, cfg: &SignalsConfig, out: &mut Vec<Signal>) {
     }
 }
 
+/// What a deleting, cancelling or moving MCP call acts on: the branch, file, table, issue…
+/// its arguments name (`delete_branch {repo, branch}` deletes the branch, not the repository).
+fn object_of(args: &str) -> Option<String> {
+    first_value(
+        args,
+        &[
+            "branch",
+            "ref",
+            "path",
+            "file",
+            "filename",
+            "table",
+            "collection",
+            "bucket",
+            "key",
+            "issue_number",
+            "pull_number",
+            "number",
+            "channel",
+            "name",
+            "id",
+        ],
+    )
+}
+
 /// The recipient, channel, repository or account an MCP call's arguments name.
 pub(super) fn recipient_of(args: &str) -> Option<String> {
+    first_value(
+        args,
+        &[
+            "to",
+            "recipient",
+            "recipients",
+            "channel",
+            "email",
+            "address",
+            "user",
+            "username",
+            "repo",
+            "repository",
+            "account",
+            "destination",
+            "url",
+            "target",
+            "id",
+            "name",
+        ],
+    )
+}
+
+/// The first of these keys that the arguments (a JSON object) give a non-empty value, as text.
+fn first_value(args: &str, keys: &[&str]) -> Option<String> {
     let v: serde_json::Value = serde_json::from_str(args).ok()?;
     let obj = v.as_object()?;
-    for k in [
-        "to",
-        "recipient",
-        "recipients",
-        "channel",
-        "email",
-        "address",
-        "user",
-        "username",
-        "repo",
-        "repository",
-        "account",
-        "destination",
-        "url",
-        "target",
-        "id",
-        "name",
-    ] {
-        if let Some(x) = obj.get(k) {
+    for k in keys {
+        if let Some(x) = obj.get(*k) {
             let s = match x {
                 serde_json::Value::String(s) => s.clone(),
                 serde_json::Value::Array(a) => a

@@ -150,6 +150,13 @@ pub fn detect(
         }
     }
     scope_signals(req, action, ctx, cfg, &mut out);
+    if let Action::Shell { command, .. } = &req.action {
+        if env_names_only(command) {
+            out.retain(|s| {
+                !(s.category == Category::CredentialAccess && s.target == "environment")
+            });
+        }
+    }
     for s in &mut out {
         if let Some(sev) = cfg.severity.get(&s.category) {
             s.severity = *sev;
@@ -162,6 +169,20 @@ pub fn detect(
         // they asked to switch off: only words asking to skip or lower it name its bypass.
         if s.category == Category::SafeguardBypass && s.named_in_intent {
             s.named_in_intent = req.intent.as_deref().is_some_and(asks_to_bypass);
+        }
+        // Asked what a release, deploy or deletion would do, the user named it to look at it:
+        // the action that does it is not what they asked for.
+        if s.named_in_intent
+            && matches!(
+                s.category,
+                Category::Publish
+                    | Category::Production
+                    | Category::Destructive
+                    | Category::RemoteHistory
+            )
+            && req.intent.as_deref().is_some_and(asks_for_preview)
+        {
+            s.named_in_intent = false;
         }
     }
     // Reading from a host the user named (a GET of the API they asked about) is no egress.
@@ -251,6 +272,65 @@ fn asks_to_bypass(intent: &str) -> bool {
     .iter()
     .any(|w| i.contains(w))
         || (i.contains("update") && i.contains("snapshot"))
+}
+
+/// Whether the command pipes `env` or `printenv` into a filter that keeps only the variables'
+/// names or a count (`env | cut -d= -f1 | grep -i token`, `printenv | wc -l`): it lists which
+/// variables are set, no value. Any other use of the dump stays a signal.
+fn env_names_only(command: &str) -> bool {
+    static NAMES_ONLY: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let re = NAMES_ONLY.get_or_init(|| {
+        regex::Regex::new(concat!(
+            r#"^\s*(?:env|printenv)\s*\|\s*(?:"#,
+            r#"cut\s+(?:-d\s*['"]?=['"]?\s+-f\s*1|-f\s*1\s+-d\s*['"]?=['"]?)"#,
+            r#"|awk\s+-F\s*['"]?=['"]?\s+['"]\{\s*print\s+\$1\s*\}['"]"#,
+            r#"|sed\s+(?:-e\s+)?['"]s/=\.\*//['"]"#,
+            r#"|wc\s+-l|grep\s+-c\b[^|]*"#,
+            r#")(?:\s*$|\s*\|)"#,
+        ))
+        .ok()
+    });
+    // Only a single pipeline: `env | cut -d= -f1; env` dumps in its second command.
+    !command
+        .replace("$1", "")
+        .contains([';', '&', '\n', '`', '$', '>', '<'])
+        && re.as_ref().is_some_and(|re| re.is_match(command))
+}
+
+/// Whether the user's words ask to see what something would do rather than to do it ("show me
+/// what cargo-release would do", "dry-run the deploy", "show me the plan", "don't publish it").
+fn asks_for_preview(intent: &str) -> bool {
+    let i = intent.to_ascii_lowercase().replace(['’', '`'], "'");
+    [
+        "what would",
+        "would do",
+        "would change",
+        "would happen",
+        "would be published",
+        "would be deleted",
+        "would be removed",
+        "would be deployed",
+        "dry run",
+        "dry-run",
+        "dryrun",
+        "show me the plan",
+        "plan only",
+        "only plan",
+        "don't publish",
+        "do not publish",
+        "don't deploy",
+        "do not deploy",
+        "don't apply",
+        "do not apply",
+        "don't push",
+        "do not push",
+        "without publishing",
+        "without deploying",
+        "without applying",
+        "without pushing",
+    ]
+    .iter()
+    .any(|w| i.contains(w))
 }
 
 /// Whether the user's intent names `target`: one of the target's distinctive tokens (a file

@@ -16,6 +16,32 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
         "npm" | "yarn" | "pnpm" | "bun" if sub == "publish" && !dry => {
             ("publishes a package", format!("{name} publish"))
         }
+        // What is already published, changed for everyone who installs it: a version
+        // withdrawn or deprecated, a dist-tag (`latest`) moved.
+        "npm" | "yarn" | "pnpm" if sub == "unpublish" && !dry => (
+            "withdraws a published package",
+            positional_after(a, "unpublish")
+                .unwrap_or("unpublish")
+                .into(),
+        ),
+        "npm" | "yarn" | "pnpm" if sub == "deprecate" => (
+            "deprecates a published package",
+            positional_after(a, "deprecate")
+                .unwrap_or("deprecate")
+                .into(),
+        ),
+        "npm" | "yarn" | "pnpm"
+            if sub == "dist-tag"
+                && a.iter()
+                    .any(|x| matches!(x.as_str(), "add" | "rm" | "remove")) =>
+        {
+            (
+                "moves a published package's dist-tag",
+                a.iter()
+                    .rfind(|x| !x.starts_with('-'))
+                    .map_or("dist-tag".into(), |t| format!("dist-tag {t}")),
+            )
+        }
         "cargo" if sub == "publish" && !dry => ("publishes a crate", "cargo publish".into()),
         "twine" if sub == "upload" => ("uploads a package to PyPI", "pypi upload".into()),
         "python" | "python3" if words(&["twine", "upload"]) => {
@@ -65,6 +91,16 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
         _ => return release_tool(c, name),
     };
     Some(found)
+}
+
+/// The first word after `sub` that is not an option (`npm unpublish @acme/x@1.0.0 --force` →
+/// `@acme/x@1.0.0`).
+fn positional_after<'a>(a: &'a [String], sub: &str) -> Option<&'a str> {
+    a.iter()
+        .skip_while(|x| *x != sub)
+        .skip(1)
+        .find(|x| !x.starts_with('-'))
+        .map(String::as_str)
 }
 
 /// Release tools, run directly or through `npx` (the package named by its first word):
@@ -123,6 +159,14 @@ fn gh_publication(c: &SimpleCommand) -> Option<(&'static str, String)> {
                 .map_or("release".into(), |t| format!("release {t}")),
         )),
         (Some("pr"), Some("merge")) => Some(("merges a pull request", "merge".into())),
+        // Assets attached to a release that is already out: published, but reversible.
+        (Some("release"), Some("upload")) => Some((
+            "uploads assets to a published release",
+            a.iter()
+                .skip(2)
+                .find(|x| !x.starts_with('-'))
+                .map_or("release".into(), |t| format!("release {t}")),
+        )),
         (Some("gist"), Some("create")) if has(c, &["--public", "-p"]) => {
             Some(("publishes a public gist", "public gist".into()))
         }
@@ -195,10 +239,35 @@ fn is_version_tag(s: &str) -> bool {
 /// main (the reviewer weighs whether the user asked for it).
 pub(super) fn publish_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
     if let Some((what, target)) = publication(c, name) {
-        let severity = if what.contains("main branch") {
+        // The package index it goes to, when named: that is what the user must have asked for
+        // (`-r testpypi` is not PyPI). A test index (TestPyPI) is a sandbox: medium.
+        let index = option_value(
+            args(c),
+            &[
+                "-r",
+                "--repository",
+                "--repository-url",
+                "--registry",
+                "--index",
+                "--index-url",
+                "--publish-url",
+            ],
+        );
+        let test_index = index.is_some_and(|r| {
+            let r = r.to_ascii_lowercase();
+            r.contains("testpypi") || r.contains("test.pypi.org")
+        });
+        let severity = if what.contains("main branch")
+            || what.contains("to a published release")
+            || test_index
+        {
             Severity::Medium
         } else {
             Severity::High
+        };
+        let (what, target) = match index {
+            Some(i) => (format!("{what} (to {i})"), i.to_string()),
+            None => (what.to_string(), target),
         };
         out.push(sig(
             Category::Publish,
@@ -209,11 +278,64 @@ pub(super) fn publish_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signa
     }
 }
 
+/// A check on what is downloaded or connected to switched off: TLS verification (npm's
+/// `strict-ssl false`, pip's `--trusted-host`, `curl -k`), SSH host keys, PEP 668's guard.
+fn verification_off(
+    c: &SimpleCommand,
+    name: &str,
+    text: &str,
+) -> Option<(&'static str, &'static str, Severity)> {
+    let high = Severity::High;
+    let found = match name {
+        "npm" | "yarn" | "pnpm"
+            if text.contains("strict-ssl false") || text.contains("strict-ssl=false") =>
+        {
+            (
+                "switches TLS verification off for the registry",
+                "tls verification",
+                high,
+            )
+        }
+        "pip" | "pip3" if has(c, &["--trusted-host"]) => (
+            "trusts a host without TLS verification",
+            "trusted-host",
+            Severity::Medium,
+        ),
+        // PEP 668's guard against breaking the system's own Python packages.
+        "pip" | "pip3" if has(c, &["--break-system-packages"]) => (
+            "overrides the guard on the system's Python packages",
+            "break-system-packages",
+            Severity::Medium,
+        ),
+        // Host keys not checked: the SSH counterpart of TLS verification off.
+        "ssh" | "scp" | "sftp" | "rsync"
+            if text.contains("stricthostkeychecking=no")
+                || text.contains("userknownhostsfile=/dev/null") =>
+        {
+            (
+                "switches host key verification off",
+                "host key checking",
+                Severity::Medium,
+            )
+        }
+        "curl" if has(c, &["-k", "--insecure"]) => (
+            "switches TLS verification off",
+            "insecure",
+            Severity::Medium,
+        ),
+        _ => return None,
+    };
+    Some(found)
+}
+
 /// A safeguard switched off by a shell command: (what, target, severity).
 fn bypass(c: &SimpleCommand, name: &str) -> Option<(&'static str, &'static str, Severity)> {
     let a = args(c);
     let text = c.argv.join(" ").to_ascii_lowercase();
     let high = Severity::High;
+    if let Some(found) = verification_off(c, name, &text) {
+        return Some(found);
+    }
     let found = match name {
         "git" => {
             let g = crate::normalize::shell::git::split(a);
@@ -269,25 +391,6 @@ fn bypass(c: &SimpleCommand, name: &str) -> Option<(&'static str, &'static str, 
         "pre-commit" if a.first().is_some_and(|x| x == "uninstall") => {
             ("uninstalls the pre-commit hooks", "pre-commit hooks", high)
         }
-        "npm" | "yarn" | "pnpm"
-            if text.contains("strict-ssl false") || text.contains("strict-ssl=false") =>
-        {
-            (
-                "switches TLS verification off for the registry",
-                "tls verification",
-                high,
-            )
-        }
-        "pip" | "pip3" if has(c, &["--trusted-host"]) => (
-            "trusts a host without TLS verification",
-            "trusted-host",
-            Severity::Medium,
-        ),
-        "curl" if has(c, &["-k", "--insecure"]) => (
-            "switches TLS verification off",
-            "insecure",
-            Severity::Medium,
-        ),
         "mvn"
             if a.iter()
                 .any(|x| x == "-DskipTests" || x.starts_with("-Dmaven.test.skip")) =>
@@ -383,21 +486,14 @@ fn tool_bypass(c: &SimpleCommand, name: &str) -> Option<(&'static str, &'static 
                 Severity::Medium,
             )
         }
-        "jest" | "vitest"
-            if has(
-                c,
-                &["-u", "--updateSnapshot", "--update", "--update-snapshots"],
-            ) =>
-        {
-            (
-                "overwrites the test snapshots with the current output",
-                "snapshot update",
-                Severity::Medium,
-            )
-        }
-        "npx" | "pnpm" | "yarn" | "bunx"
-            if a.iter().any(|x| x == "jest" || x == "vitest")
-                && has(c, &["-u", "--updateSnapshot", "--update"]) =>
+        // jest or vitest, run directly or through a package runner.
+        "jest" | "vitest" | "npx" | "pnpm" | "yarn" | "bunx"
+            if (matches!(name, "jest" | "vitest")
+                || a.iter().any(|x| x == "jest" || x == "vitest"))
+                && has(
+                    c,
+                    &["-u", "--updateSnapshot", "--update", "--update-snapshots"],
+                ) =>
         {
             (
                 "overwrites the test snapshots with the current output",

@@ -41,10 +41,74 @@ pub(super) fn privilege_signal(c: &SimpleCommand, out: &mut Vec<Signal>) {
         .unwrap_or_else(|| "privileges".into());
     out.push(sig(
         Category::Privilege,
-        Severity::High,
+        if c.privileged && routine_as_root(c) {
+            Severity::Medium
+        } else {
+            Severity::High
+        },
         format!("`{}` runs with {w}", c.text),
         name,
     ));
+}
+
+/// What CI jobs and developers routinely run as root, whose effect stays within what it names:
+/// packages installed from the system's configured repositories by name (`sudo apt-get
+/// install -y libssl-dev`; no files, URLs or options beyond assent and quiet), a service
+/// restarted, reloaded, started or inspected (`systemctl restart postgresql`; not enabled,
+/// stopped or masked), and read-only diagnostics (`lsof`, `ss`, `netstat`, `journalctl`,
+/// `dmesg`). Anything else run as root stays a high signal.
+fn routine_as_root(c: &SimpleCommand) -> bool {
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    let a = args(c);
+    let package_name = |x: &String| {
+        !x.is_empty()
+            && x.chars().all(|ch| {
+                ch.is_ascii_alphanumeric() || matches!(ch, '-' | '.' | '+' | '_' | ':' | '=')
+            })
+            && !x.ends_with(".deb")
+            && !x.ends_with(".rpm")
+    };
+    match name {
+        "apt-get" | "apt" | "dnf" | "yum" | "zypper" | "apk" => {
+            let sub = a.iter().find(|x| !x.starts_with('-')).map(String::as_str);
+            let quiet = |x: &String| {
+                matches!(
+                    x.as_str(),
+                    "-y" | "--yes"
+                        | "-q"
+                        | "-qq"
+                        | "--quiet"
+                        | "--no-install-recommends"
+                        | "--no-cache"
+                        | "--assume-yes"
+                        | "--non-interactive"
+                )
+            };
+            match sub {
+                Some("update") => a.iter().all(|x| x == "update" || quiet(x)),
+                Some("install" | "add") => a
+                    .iter()
+                    .skip_while(|x| !matches!(x.as_str(), "install" | "add"))
+                    .skip(1)
+                    .all(|x| quiet(x) || (!x.starts_with('-') && package_name(x))),
+                _ => false,
+            }
+        }
+        "systemctl" => {
+            let words: Vec<&String> = a.iter().filter(|x| !x.starts_with('-')).collect();
+            a.iter().all(|x| !x.starts_with('-') || x == "--no-pager")
+                && matches!(
+                    words.first().map(|w| w.as_str()),
+                    Some("restart" | "reload" | "start" | "status" | "try-restart")
+                )
+                && words.len() >= 2
+                && words[1..].iter().all(|w| package_name(w))
+        }
+        "lsof" | "ss" | "netstat" | "journalctl" | "dmesg" => !a
+            .iter()
+            .any(|x| x.starts_with("--vacuum") || x == "--rotate" || x == "-C" || x == "--clear"),
+        _ => false,
+    }
 }
 
 /// What a command's name and words say it does: the families of programs whose words are
@@ -391,10 +455,8 @@ pub(super) fn sql_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
         }
     }
     shared_database(c, before, out);
-    if raised {
-        return;
-    }
-    if matches!(name, "dropdb" | "redis-cli")
+    if !raised
+        && matches!(name, "dropdb" | "redis-cli")
         && (name == "dropdb"
             || c.argv
                 .iter()
@@ -407,6 +469,113 @@ pub(super) fn sql_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
             args(c).last().map_or(name, String::as_str),
         ));
     }
+    disposable_database(c, before, out);
+}
+
+/// Words of a database name that say it holds nothing anyone keeps: a developer's or a test
+/// suite's own copy (`myapp_dev`, `billing_test`, `orders_test.orders`, `events-e2e`).
+const DISPOSABLE: &[&str] = &[
+    "dev",
+    "development",
+    "test",
+    "tests",
+    "testing",
+    "tmp",
+    "temp",
+    "scratch",
+    "ci",
+    "e2e",
+    "sandbox",
+    "fixture",
+    "fixtures",
+];
+
+/// Emptying or dropping a database on this machine (no host, or a local one) whose name says
+/// it is a development or test copy is the developer's own data: its destructive signals are
+/// medium, not high, so the user's words naming it authorise it as they do for files in the
+/// workspace. A host or URL held in a variable (`"$STAGING_MONGO_URI"`) is not known to be
+/// local.
+fn disposable_database(c: &SimpleCommand, from: usize, out: &mut [Signal]) {
+    let name = c.argv.first().map(|a| base(a)).unwrap_or("");
+    if !(SQL_CLIENTS.contains(&name) || name == "dropdb")
+        || c.argv.iter().any(|a| a.contains('$'))
+        || !client_host(c).as_deref().is_none_or(local_host)
+    {
+        return;
+    }
+    let a = args(c);
+    const VALUED: &[&str] = &[
+        "-h",
+        "--host",
+        "-U",
+        "--username",
+        "-u",
+        "--user",
+        "-p",
+        "-P",
+        "--port",
+        "-c",
+        "--command",
+        "-e",
+        "--execute",
+        "--eval",
+        "-f",
+        "--file",
+        "-S",
+    ];
+    // The database's names: URL paths, positional words, and the objects the signals name.
+    let mut names: Vec<String> = a
+        .iter()
+        .enumerate()
+        .filter(|(i, x)| {
+            let option_value = *i > 0 && a.get(i - 1).is_some_and(|p| VALUED.contains(&p.as_str()));
+            !(x.starts_with('-') || x.contains(char::is_whitespace) || option_value)
+        })
+        .map(|(_, x)| match x.split_once("://") {
+            Some((_, rest)) => rest.split(['?', '#']).next().unwrap_or("").to_string(),
+            None => x.clone(),
+        })
+        .collect();
+    names.extend(out[from..].iter().map(|s| s.target.clone()));
+    let disposable = names.iter().any(|n| {
+        n.to_ascii_lowercase()
+            .split(['_', '-', '.', '/', ':'])
+            .any(|part| DISPOSABLE.contains(&part))
+    });
+    if !disposable {
+        return;
+    }
+    for s in &mut out[from..] {
+        if s.category == Category::Destructive && s.severity == Severity::High {
+            s.severity = Severity::Medium;
+            s.evidence = format!("{} (a local development or test database)", s.evidence);
+        }
+    }
+}
+
+/// Where a database client connects: the host of a URL argument, or `-h`/`--host`/`-S`.
+fn client_host(c: &SimpleCommand) -> Option<String> {
+    let a = args(c);
+    a.iter().enumerate().find_map(|(i, x)| {
+        if x.contains("://") {
+            crate::normalize::shell::effects::host_of(x)
+        } else if matches!(x.as_str(), "-h" | "--host" | "-S") {
+            a.get(i + 1).cloned()
+        } else {
+            x.strip_prefix("--host=").map(str::to_string)
+        }
+    })
+}
+
+/// A host that is this machine (or a compose service's usual name for its database).
+fn local_host(host: &str) -> bool {
+    matches!(
+        host,
+        "localhost" | "127.0.0.1" | "::1" | "db" | "postgres" | "mysql"
+    ) || host.starts_with("127.")
+        || host.starts_with('/')
+        || host.ends_with(".local")
+        || host.ends_with(".localhost")
 }
 
 /// SQL in a command line or a tool's arguments: dropping, truncating or deleting everything is
@@ -420,12 +589,16 @@ pub(super) fn sql_text_signals(
     out: &mut Vec<Signal>,
 ) -> bool {
     let upper = text.to_ascii_uppercase();
+    // The object a statement acts on: the first word after the keyword that is not one of
+    // SQL's own (`DROP TABLE IF EXISTS t`, `TRUNCATE TABLE ONLY t` → `t`), qualifier kept
+    // (`orders_test.orders`).
     let target_after = |i: usize, kw: &str| {
         upper[i + kw.len()..]
             .split_whitespace()
-            .next()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != '.'))
+            .find(|w| !matches!(*w, "" | "IF" | "EXISTS" | "TABLE" | "ONLY" | "FROM"))
             .unwrap_or("")
-            .trim_matches(|c: char| !c.is_alphanumeric() && c != '_')
+            .trim_matches('.')
             .to_ascii_lowercase()
     };
     let mut raised = false;
@@ -481,10 +654,99 @@ pub(super) fn sql_text_signals(
     raised
 }
 
+/// The mutating verb of an `aws`, `gcloud` or `az` command line, if it has one.
+fn cloud_verb(c: &SimpleCommand, name: &str, words: &[&str]) -> Option<String> {
+    // aws's operation is its second word (`aws iam list-access-keys --user-name
+    // deploy-bot` lists, whatever its option values say); gcloud's and az's verbs
+    // come after their command groups, so any word may be one.
+    let operation = aws_operation(args(c));
+    let candidates: Vec<&str> = match name {
+        "aws" => operation.into_iter().collect(),
+        _ => words.to_vec(),
+    };
+    candidates
+        .into_iter()
+        .find(|w| {
+            [
+                "create",
+                "delete",
+                "put",
+                "update",
+                "deploy",
+                "terminate",
+                "run-instances",
+                "remove",
+                "rb",
+                "rm",
+                "set",
+                "apply",
+                "start",
+                "stop",
+                "reboot",
+                "modify",
+                "attach",
+                "detach",
+                "invoke",
+                "publish",
+            ]
+            .iter()
+            .any(|v| *w == *v || w.starts_with(&format!("{v}-")))
+        })
+        .map(|w| w.to_string())
+}
+
+/// The operation of an `aws` command line: its second positional word, option values skipped
+/// (`aws --profile prod s3 rm s3://b` → `rm`). Options take a value unless they are one of
+/// aws's switches.
+fn aws_operation(a: &[String]) -> Option<&str> {
+    const SWITCHES: &[&str] = &[
+        "--debug",
+        "--no-paginate",
+        "--no-verify-ssl",
+        "--no-sign-request",
+        "--no-cli-pager",
+        "--no-cli-auto-prompt",
+        "--dry-run",
+        "--no-dry-run",
+        "--recursive",
+        "--force",
+        "--quiet",
+        "--delete",
+        "--exact-timestamps",
+        "--follow-symlinks",
+        "--no-follow-symlinks",
+        "--only-show-errors",
+        "--no-progress",
+        "--human-readable",
+        "--summarize",
+    ];
+    let mut positional = Vec::new();
+    let mut i = 0;
+    while i < a.len() {
+        let x = a[i].as_str();
+        if x.starts_with("--") {
+            if !x.contains('=') && !SWITCHES.contains(&x) {
+                i += 1;
+            }
+        } else if !x.starts_with('-') {
+            positional.push(x);
+        }
+        i += 1;
+    }
+    positional.get(1).copied()
+}
+
 /// The mutating verb of a deploy or infrastructure tool (`kubectl apply`, `terraform
 /// destroy`, `aws … delete-…`), if the command has one.
 fn mutating_verb(c: &SimpleCommand, name: &str, words: &[&str]) -> Option<String> {
     let first = words.first().copied().unwrap_or("");
+    // `--dry-run`, `--dry-run=client` and `--dry-run=server` change nothing (`=none` does).
+    let dry_run = args(c)
+        .iter()
+        .any(|a| a == "--dry-run" || (a.starts_with("--dry-run=") && a != "--dry-run=none"));
+    if dry_run && matches!(name, "kubectl" | "oc" | "helm") {
+        return None;
+    }
     match name {
         "kubectl" | "oc" => (!READ_ONLY_VERBS.contains(&first)
             && !matches!(
@@ -528,35 +790,10 @@ fn mutating_verb(c: &SimpleCommand, name: &str, words: &[&str]) -> Option<String
         {
             Some(first.to_string())
         }
-        "aws" | "gcloud" | "az" => words
-            .iter()
-            .find(|w| {
-                [
-                    "create",
-                    "delete",
-                    "put",
-                    "update",
-                    "deploy",
-                    "terminate",
-                    "run-instances",
-                    "remove",
-                    "rb",
-                    "rm",
-                    "set",
-                    "apply",
-                    "start",
-                    "stop",
-                    "reboot",
-                    "modify",
-                    "attach",
-                    "detach",
-                    "invoke",
-                    "publish",
-                ]
-                .iter()
-                .any(|v| **w == *v || w.starts_with(&format!("{v}-")))
-            })
-            .map(|w| w.to_string()),
+        "aws" | "gcloud" | "az" => cloud_verb(c, name, words),
+        // A workflow dispatched by hand runs whatever it deploys (`gh workflow run deploy.yml
+        // -f env=production`); its inputs say where.
+        "gh" if first == "workflow" && words.get(1) == Some(&"run") => Some("workflow run".into()),
         "ansible-playbook" => (!has(
             c,
             &[
@@ -896,25 +1133,8 @@ fn shared_database(c: &SimpleCommand, from: usize, out: &mut Vec<Signal>) {
     if !SQL_CLIENTS.contains(&name) {
         return;
     }
-    let a = args(c);
-    let host = a.iter().enumerate().find_map(|(i, x)| {
-        if x.contains("://") {
-            crate::normalize::shell::effects::host_of(x)
-        } else if matches!(x.as_str(), "-h" | "--host" | "-S") {
-            a.get(i + 1).cloned()
-        } else {
-            x.strip_prefix("--host=").map(str::to_string)
-        }
-    });
-    let Some(host) = host else { return };
-    let local = matches!(
-        host.as_str(),
-        "localhost" | "127.0.0.1" | "::1" | "db" | "postgres" | "mysql"
-    ) || host.starts_with("127.")
-        || host.starts_with('/')
-        || host.ends_with(".local")
-        || host.ends_with(".localhost");
-    if local {
+    let Some(host) = client_host(c) else { return };
+    if local_host(&host) {
         return;
     }
     let mut destructive = false;
