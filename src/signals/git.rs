@@ -128,11 +128,7 @@ pub(super) fn gh_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
     {
         out.push(sig(
             Category::Production,
-            if names_prod(c) {
-                Severity::High
-            } else {
-                Severity::Medium
-            },
+            medium_or_high_in_prod(c),
             format!("`{}` changes the secrets or variables CI runs with", c.text),
             a.get(2).map_or("secret", String::as_str),
         ));

@@ -239,6 +239,15 @@ fn names_prod(c: &SimpleCommand) -> bool {
     c.argv.iter().any(|a| word_names_prod(a))
 }
 
+/// Medium, or high when the command names production (`-n prod`, `--app acme-prod`).
+fn medium_or_high_in_prod(c: &SimpleCommand) -> Severity {
+    if names_prod(c) {
+        Severity::High
+    } else {
+        Severity::Medium
+    }
+}
+
 /// Whether one word names a production environment: `prod`, `production` or `live`, alone or
 /// as a part between `=`, `/`, `:`, `-`, `_`, `.` or `,` (`acme-prod`, `env=production`).
 fn word_names_prod(word: &str) -> bool {

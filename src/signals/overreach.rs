@@ -542,6 +542,146 @@ pub(super) fn safeguard_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Sig
             target,
         ));
     }
+    in_place_edits(c, name, out);
+}
+
+/// One command of a `sed` (or `perl -pe`) script.
+#[derive(Debug, PartialEq)]
+enum SedEdit<'a> {
+    /// `s/PATTERN/REPLACEMENT/`, behind any address.
+    Substitute {
+        pattern: &'a str,
+        replacement: &'a str,
+    },
+    /// `ADDRESS d`: the lines the address selects, deleted.
+    Delete,
+}
+
+/// `sed -i` and `perl -pi` edits read as the lines they write. Each substitution's replacement
+/// is checked as content written into that file (`vulnerability = "allow"` into deny.toml is
+/// cargo-deny switched off, as it is in a whole-file write); in a CI file, a replacement that
+/// comments out what it matched, or a deletion of the lines an address selects, switches a step
+/// off (medium).
+fn in_place_edits(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
+    let a = args(c);
+    let short = |x: &String, letter: char| {
+        x.starts_with('-') && !x.starts_with("--") && x[1..].contains(letter)
+    };
+    let in_place = match name {
+        "sed" | "gsed" => a
+            .iter()
+            .any(|x| short(x, 'i') || x.starts_with("--in-place")),
+        "perl" => a.iter().any(|x| short(x, 'i')),
+        _ => false,
+    };
+    if !in_place || c.writes.is_empty() {
+        return;
+    }
+    // The scripts: every `-e` value, else the first word that is not an option.
+    let mut scripts: Vec<&str> = a
+        .windows(2)
+        .filter(|w| w[0] == "-e" || (short(&w[0], 'e') && w[0].ends_with('e')))
+        .map(|w| w[1].as_str())
+        .collect();
+    if scripts.is_empty() {
+        scripts.extend(
+            a.iter()
+                .find(|x| !x.starts_with('-') && !x.is_empty())
+                .map(String::as_str),
+        );
+    }
+    let edits: Vec<SedEdit> = scripts
+        .iter()
+        .flat_map(|s| s.split([';', '\n']))
+        .filter_map(sed_edit)
+        .collect();
+    for file in &c.writes {
+        let ci = super::files::runs_later(file);
+        for edit in &edits {
+            match edit {
+                SedEdit::Substitute {
+                    pattern,
+                    replacement,
+                } => {
+                    content_safeguards(Path::new(file), &format!("+{replacement}"), true, out);
+                    let comments_out = replacement.trim_start().starts_with('#')
+                        && !pattern
+                            .trim_start_matches('^')
+                            .trim_start()
+                            .starts_with('#');
+                    if ci && comments_out {
+                        out.push(sig(
+                            Category::SafeguardBypass,
+                            Severity::Medium,
+                            format!("`{}` comments out lines of the CI file {file}", c.text),
+                            file,
+                        ));
+                    }
+                }
+                SedEdit::Delete if ci => out.push(sig(
+                    Category::SafeguardBypass,
+                    Severity::Medium,
+                    format!("`{}` deletes lines of the CI file {file}", c.text),
+                    file,
+                )),
+                SedEdit::Delete => {}
+            }
+        }
+    }
+}
+
+/// One sed command, its address skipped: a substitution (any delimiter, escapes kept) or an
+/// addressed deletion. Anything else is `None`.
+fn sed_edit(command: &str) -> Option<SedEdit<'_>> {
+    let mut rest = command.trim();
+    let mut addressed = false;
+    loop {
+        if let Some(after) = rest.strip_prefix('/') {
+            let end = unescaped(after, '/')?;
+            rest = &after[end + 1..];
+            addressed = true;
+        } else if rest.starts_with(|c: char| c.is_ascii_digit() || c == '$') {
+            rest = rest.trim_start_matches(|c: char| c.is_ascii_digit() || c == '$');
+            addressed = true;
+        }
+        match rest.strip_prefix(',') {
+            Some(more) => rest = more,
+            None => break,
+        }
+    }
+    let rest = rest.trim_start().trim_start_matches('!').trim_start();
+    if rest == "d" {
+        return addressed.then_some(SedEdit::Delete);
+    }
+    let body = rest.strip_prefix('s')?;
+    let delim = body
+        .chars()
+        .next()
+        .filter(|c| !c.is_alphanumeric() && *c != '\\')?;
+    let body = &body[delim.len_utf8()..];
+    let end = unescaped(body, delim)?;
+    let pattern = &body[..end];
+    let after = &body[end + delim.len_utf8()..];
+    let end = unescaped(after, delim).unwrap_or(after.len());
+    Some(SedEdit::Substitute {
+        pattern,
+        replacement: &after[..end],
+    })
+}
+
+/// The byte offset of the first `delim` in `text` that no backslash escapes.
+fn unescaped(text: &str, delim: char) -> Option<usize> {
+    let mut escaped = false;
+    for (i, ch) in text.char_indices() {
+        if escaped {
+            escaped = false;
+        } else if ch == '\\' {
+            escaped = true;
+        } else if ch == delim {
+            return Some(i);
+        }
+    }
+    None
 }
 
 /// Variables set on a command line that switch safeguards off (`HUSKY=0`, `SKIP=…` for
@@ -944,5 +1084,29 @@ pub(super) fn mcp_overreach(who: &str, words: &[&str], compact: &str, out: &mut 
             ),
             "role binding",
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SedEdit, sed_edit};
+
+    #[test]
+    fn sed_commands_are_read_behind_addresses_with_any_delimiter_and_escapes() {
+        let sub = |pattern, replacement| {
+            Some(SedEdit::Substitute {
+                pattern,
+                replacement,
+            })
+        };
+        assert_eq!(sed_edit("s/a/b/g"), sub("a", "b"));
+        assert_eq!(sed_edit(" /lint/s|x\\|y|# z| "), sub("x\\|y", "# z"));
+        assert_eq!(sed_edit("3,$s/a\\/b/c/"), sub("a\\/b", "c"));
+        assert_eq!(sed_edit("/run: npm run lint/d"), Some(SedEdit::Delete));
+        assert_eq!(sed_edit("/a/,/b/ d"), Some(SedEdit::Delete));
+        // A deletion without an address would empty the file; not a step switched off.
+        assert_eq!(sed_edit("d"), None);
+        assert_eq!(sed_edit("p"), None);
+        assert_eq!(sed_edit("s/unterminated"), None);
     }
 }

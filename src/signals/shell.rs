@@ -384,11 +384,7 @@ pub(super) fn container_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
     if subcommand(c) == Some("push") || build_push {
         out.push(sig(
             Category::Production,
-            if names_prod(c) {
-                Severity::High
-            } else {
-                Severity::Medium
-            },
+            medium_or_high_in_prod(c),
             format!("`{}` publishes an image", c.text),
             if build_push {
                 option_value(a, &["-t", "--tag"]).unwrap_or("image")
@@ -971,11 +967,7 @@ pub(super) fn production_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Si
         || verb.starts_with("terminate");
     out.push(sig(
         Category::Production,
-        if names_prod(c) {
-            Severity::High
-        } else {
-            Severity::Medium
-        },
+        medium_or_high_in_prod(c),
         format!(
             "`{}` changes deployed infrastructure ({name} {verb})",
             c.text

@@ -291,27 +291,20 @@ async fn training_is_deterministic_cached_and_never_reads_held_out_data() {
     std::fs::write(&cfg, openai_reviewer(&server.uri(), 10_000)).expect("config");
     let cases = training_cases(dir.path());
     let cache = dir.path().join("cache.jsonl");
-    let train = |out: &str| {
+    let train_as = |out: &str, version: Option<&str>| {
         std::process::Command::new(BIN)
             .args(["train", "--config"])
             .arg(&cfg)
             .arg(&cases)
-            .args([
-                "--out",
-                out,
-                "--version",
-                "probe-t",
-                "--model-sha256",
-                SHA,
-                "--folds",
-                "3",
-                "--cache",
-            ])
+            .args(["--out", out, "--model-sha256", SHA, "--folds", "3"])
+            .args(version.map(|v| ["--version", v]).into_iter().flatten())
+            .arg("--cache")
             .arg(&cache)
             .current_dir(dir.path())
             .output()
             .expect("runs")
     };
+    let train = |out: &str| train_as(out, Some("probe-t"));
     let first = train("a.json");
     assert!(
         first.status.success(),
@@ -338,23 +331,7 @@ async fn training_is_deterministic_cached_and_never_reads_held_out_data() {
     let probe = guardian::reviewer::probe::Probe::parse(&a).expect("a probe guardian reads");
     assert_eq!(probe.version, "probe-t");
     // Without --version, the probe is named after its file.
-    let named = std::process::Command::new(BIN)
-        .args(["train", "--config"])
-        .arg(&cfg)
-        .arg(&cases)
-        .args([
-            "--out",
-            "probe-v9.json",
-            "--model-sha256",
-            SHA,
-            "--folds",
-            "3",
-            "--cache",
-        ])
-        .arg(&cache)
-        .current_dir(dir.path())
-        .output()
-        .expect("runs");
+    let named = train_as("probe-v9.json", None);
     assert!(
         named.status.success(),
         "{}",
