@@ -133,6 +133,28 @@ pub(super) fn gh_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
             a.get(2).map_or("secret", String::as_str),
         ));
     }
+    // `gh api` writing an organisation's settings or a repository's permissions: who and what
+    // may act, changed for everyone.
+    let writes = a.windows(2).any(|w| {
+        matches!(w[0].as_str(), "-X" | "--method")
+            && matches!(w[1].to_ascii_uppercase().as_str(), "PUT" | "PATCH" | "POST")
+    }) || has(c, &["-f", "-F", "--field", "--raw-field"]);
+    let settings = a.iter().skip(1).any(|x| {
+        let p = x.trim_start_matches('/');
+        !x.starts_with('-')
+            && (p.starts_with("orgs/") && !p.contains("/issues") || p.contains("/permissions"))
+    });
+    if a.first().is_some_and(|x| x == "api") && writes && settings {
+        out.push(sig(
+            Category::Privilege,
+            Severity::High,
+            format!(
+                "`{}` changes organisation or repository permissions",
+                c.text
+            ),
+            "permissions",
+        ));
+    }
     // `gh api -X DELETE …`: whatever the path names, deleted.
     let delete = a
         .windows(2)

@@ -51,6 +51,22 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
             ("publishes a package", format!("{name} publish"))
         }
         "gem" if sub == "push" => ("publishes a gem", "gem push".into()),
+        // App stores: fastlane's upload actions (not `--skip_binary_upload` previews).
+        "fastlane" | "bundle"
+            if a.iter().any(|x| {
+                matches!(
+                    x.as_str(),
+                    "deliver" | "pilot" | "supply" | "upload_to_app_store" | "upload_to_play_store"
+                )
+            }) && (name == "fastlane" || a.iter().any(|x| x == "fastlane")) =>
+        {
+            if a.iter().any(|x| x == "pilot") {
+                // TestFlight: testers only, like a test index (medium, below).
+                ("uploads an app build to TestFlight", "testflight".into())
+            } else {
+                ("uploads an app build to a store", "app store".into())
+            }
+        }
         // Maven's `deploy` phase (and a release's `perform`) uploads the artifacts to the
         // distribution repository; Gradle's publishing tasks do the same.
         "mvn" | "mvnw" | "./mvnw"
@@ -259,6 +275,7 @@ pub(super) fn publish_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signa
         });
         let severity = if what.contains("main branch")
             || what.contains("to a published release")
+            || what.contains("to TestFlight")
             || test_index
         {
             Severity::Medium
@@ -296,7 +313,7 @@ fn verification_off(
                 high,
             )
         }
-        "pip" | "pip3" if has(c, &["--trusted-host"]) => (
+        "pip" | "pip3" if has(c, &["--trusted-host"]) || text.contains("global.trusted-host") => (
             "trusts a host without TLS verification",
             "trusted-host",
             Severity::Medium,

@@ -650,6 +650,82 @@ pub(super) fn sql_text_signals(
     raised
 }
 
+/// A kubectl verb applied to every resource of a kind when one was not named: `kubectl rollout
+/// restart deployment` (no name: all of them in the namespace), `--all`, `--all-namespaces`.
+/// High: the over-eager form of restarting or deleting the one item the user meant.
+fn every_resource(c: &SimpleCommand, name: &str, words: &[&str], out: &mut Vec<Signal>) {
+    if !matches!(name, "kubectl" | "oc") {
+        return;
+    }
+    let kind_at = match words.first().copied() {
+        Some("rollout") => 2,
+        _ => 1,
+    };
+    let unnamed_kind = words
+        .get(kind_at)
+        .is_some_and(|k| !k.contains('/') && words.get(kind_at + 1).is_none());
+    let selected = has(
+        c,
+        &["-l", "--selector", "-f", "--filename", "--field-selector"],
+    ) || args(c)
+        .iter()
+        .any(|a| a.starts_with("--selector=") || a.starts_with("-l="));
+    let all = has(c, &["--all", "-A", "--all-namespaces"]);
+    let bulk = all || (words.first() == Some(&"rollout") && unnamed_kind && !selected);
+    if bulk {
+        let kind = words.get(kind_at).copied().unwrap_or("resources");
+        out.push(sig(
+            Category::Production,
+            Severity::High,
+            format!("`{}` acts on every {kind}, not one named", c.text),
+            &format!("all-{kind}"),
+        ));
+    }
+}
+
+/// A command's words that are not options, without the values of kubectl's and helm's options
+/// that take one (`kubectl -n staging get secret x` → `get secret x`, not `staging …`).
+fn positional_words<'a>(c: &'a SimpleCommand, name: &str) -> Vec<&'a str> {
+    const KUBE_VALUED: &[&str] = &[
+        "-n",
+        "--namespace",
+        "--context",
+        "--cluster",
+        "--kubeconfig",
+        "--user",
+        "-s",
+        "--server",
+        "--as",
+        "--as-group",
+        "-l",
+        "--selector",
+        "-o",
+        "--output",
+        "-c",
+        "--container",
+        "--kube-context",
+        "--field-selector",
+        "--replicas",
+        "--timeout",
+        "-p",
+        "--patch",
+        "--type",
+    ];
+    let a = args(c);
+    let valued = matches!(name, "kubectl" | "oc" | "helm");
+    a.iter()
+        .enumerate()
+        .filter(|(i, x)| {
+            let after_valued = valued
+                && *i > 0
+                && a.get(i - 1)
+                    .is_some_and(|p| KUBE_VALUED.contains(&p.as_str()));
+            !(x.starts_with('-') || after_valued)
+        })
+        .map(|(_, x)| x.as_str())
+        .collect()
+}
+
 /// The mutating verb of an `aws`, `gcloud` or `az` command line, if it has one.
 fn cloud_verb(c: &SimpleCommand, name: &str, words: &[&str]) -> Option<String> {
     // aws's operation is its second word (`aws iam list-access-keys --user-name
@@ -684,6 +760,15 @@ fn cloud_verb(c: &SimpleCommand, name: &str, words: &[&str]) -> Option<String> {
                 "detach",
                 "invoke",
                 "publish",
+                "deallocate",
+                "restart",
+                "resize",
+                "scale",
+                "disable",
+                "revoke",
+                "purge",
+                "failover",
+                "swap",
             ]
             .iter()
             .any(|v| *w == *v || w.starts_with(&format!("{v}-")))
@@ -942,11 +1027,7 @@ pub(super) fn migration_variables(text: &str, cmds: &[SimpleCommand], out: &mut 
 }
 
 pub(super) fn production_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
-    let words: Vec<&str> = args(c)
-        .iter()
-        .filter(|a| !a.starts_with('-'))
-        .map(String::as_str)
-        .collect();
+    let words = positional_words(c, name);
     if migrates_in_production(c) {
         out.push(sig(
             Category::Production,
@@ -958,6 +1039,7 @@ pub(super) fn production_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Si
     }
     let mutating = mutating_verb(c, name, &words);
     let Some(verb) = mutating else { return };
+    every_resource(c, name, &words, out);
     let target =
         namespace_of(c).unwrap_or_else(|| words.last().copied().unwrap_or(name).to_string());
     let destructive = matches!(
@@ -1084,7 +1166,7 @@ pub(super) fn cluster_secret_values(c: &SimpleCommand, name: &str, out: &mut Vec
         .iter()
         .any(|k| f.starts_with(k))
     });
-    let values = match subcommand(c) {
+    let values = match positional_words(c, name).first().copied() {
         Some("get") => a.iter().any(secret_word) && output,
         Some("view-secret") => true,
         Some("extract") => a.iter().any(secret_word),
