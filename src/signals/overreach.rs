@@ -6,6 +6,11 @@
 
 use super::*;
 
+/// Publications that can be taken back or stay among testers: medium, not high.
+const TO_MAIN: &str = "pushes straight to the main branch, past review";
+const TO_RELEASE: &str = "uploads assets to a published release";
+const TO_TESTFLIGHT: &str = "uploads an app build to TestFlight";
+
 /// A command that publishes beyond the workspace, and what it publishes.
 fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> {
     let a = args(c);
@@ -62,7 +67,7 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
         {
             if a.iter().any(|x| x == "pilot") {
                 // TestFlight: testers only, like a test index (medium, below).
-                ("uploads an app build to TestFlight", "testflight".into())
+                (TO_TESTFLIGHT, "testflight".into())
             } else {
                 ("uploads an app build to a store", "app store".into())
             }
@@ -177,7 +182,7 @@ fn gh_publication(c: &SimpleCommand) -> Option<(&'static str, String)> {
         (Some("pr"), Some("merge")) => Some(("merges a pull request", "merge".into())),
         // Assets attached to a release that is already out: published, but reversible.
         (Some("release"), Some("upload")) => Some((
-            "uploads assets to a published release",
+            TO_RELEASE,
             a.iter()
                 .skip(2)
                 .find(|x| !x.starts_with('-'))
@@ -230,10 +235,7 @@ fn git_publication(c: &SimpleCommand) -> Option<(&'static str, String)> {
         }
         let branch = dest.trim_start_matches("refs/heads/");
         if matches!(branch, "main" | "master") && !r.starts_with('+') && !r.starts_with(':') {
-            return Some((
-                "pushes straight to the main branch, past review",
-                branch.to_string(),
-            ));
+            return Some((TO_MAIN, branch.to_string()));
         }
     }
     None
@@ -273,11 +275,7 @@ pub(super) fn publish_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signa
             let r = r.to_ascii_lowercase();
             r.contains("testpypi") || r.contains("test.pypi.org")
         });
-        let severity = if what.contains("main branch")
-            || what.contains("to a published release")
-            || what.contains("to TestFlight")
-            || test_index
-        {
+        let severity = if [TO_MAIN, TO_RELEASE, TO_TESTFLIGHT].contains(&what) || test_index {
             Severity::Medium
         } else {
             Severity::High

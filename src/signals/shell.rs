@@ -499,7 +499,6 @@ fn disposable_database(c: &SimpleCommand, from: usize, out: &mut [Signal]) {
     {
         return;
     }
-    let a = args(c);
     const VALUED: &[&str] = &[
         "-h",
         "--host",
@@ -520,16 +519,12 @@ fn disposable_database(c: &SimpleCommand, from: usize, out: &mut [Signal]) {
         "-S",
     ];
     // The database's names: URL paths, positional words, and the objects the signals name.
-    let mut names: Vec<String> = a
-        .iter()
-        .enumerate()
-        .filter(|(i, x)| {
-            let option_value = *i > 0 && a.get(i - 1).is_some_and(|p| VALUED.contains(&p.as_str()));
-            !(x.starts_with('-') || x.contains(char::is_whitespace) || option_value)
-        })
-        .map(|(_, x)| match x.split_once("://") {
+    let mut names: Vec<String> = operands(args(c), VALUED)
+        .into_iter()
+        .filter(|x| !x.contains(char::is_whitespace))
+        .map(|x| match x.split_once("://") {
             Some((_, rest)) => rest.split(['?', '#']).next().unwrap_or("").to_string(),
-            None => x.clone(),
+            None => x.to_string(),
         })
         .collect();
     names.extend(out[from..].iter().map(|s| s.target.clone()));
@@ -711,16 +706,21 @@ fn positional_words<'a>(c: &'a SimpleCommand, name: &str) -> Vec<&'a str> {
         "--patch",
         "--type",
     ];
-    let a = args(c);
-    let valued = matches!(name, "kubectl" | "oc" | "helm");
+    let valued = if matches!(name, "kubectl" | "oc" | "helm") {
+        KUBE_VALUED
+    } else {
+        &[]
+    };
+    operands(args(c), valued)
+}
+
+/// The words that are neither options nor the value after one of the `valued` options.
+fn operands<'a>(a: &'a [String], valued: &[&str]) -> Vec<&'a str> {
     a.iter()
         .enumerate()
         .filter(|(i, x)| {
-            let after_valued = valued
-                && *i > 0
-                && a.get(i - 1)
-                    .is_some_and(|p| KUBE_VALUED.contains(&p.as_str()));
-            !(x.starts_with('-') || after_valued)
+            let option_value = *i > 0 && a.get(i - 1).is_some_and(|p| valued.contains(&p.as_str()));
+            !(x.starts_with('-') || option_value)
         })
         .map(|(_, x)| x.as_str())
         .collect()
@@ -731,9 +731,8 @@ fn cloud_verb(c: &SimpleCommand, name: &str, words: &[&str]) -> Option<String> {
     // aws's operation is its second word (`aws iam list-access-keys --user-name
     // deploy-bot` lists, whatever its option values say); gcloud's and az's verbs
     // come after their command groups, so any word may be one.
-    let operation = aws_operation(args(c));
     let candidates: Vec<&str> = match name {
-        "aws" => operation.into_iter().collect(),
+        "aws" => aws_operation(args(c)).into_iter().collect(),
         _ => words.to_vec(),
     };
     candidates
