@@ -156,6 +156,11 @@ pub fn detect(
                 !(s.category == Category::CredentialAccess && s.target == "environment")
             });
         }
+        if secret_keys_only(command) {
+            out.retain(|s| {
+                !(s.category == Category::CredentialAccess && s.target.starts_with("secret"))
+            });
+        }
     }
     for s in &mut out {
         if let Some(sev) = cfg.severity.get(&s.category) {
@@ -304,6 +309,44 @@ fn env_names_only(command: &str) -> bool {
         .replace("$1", "")
         .contains([';', '&', '\n', '`', '$', '>', '<'])
         && re.as_ref().is_some_and(|re| re.is_match(command))
+}
+
+/// Whether the command pipes a cluster secret's JSON into a `jq` filter that keeps only its
+/// key names, a count or its metadata (`kubectl get secret app -o json | jq '.data | keys'`):
+/// which keys a secret holds, no value. Any other filter, or anything after it, prints values.
+fn secret_keys_only(command: &str) -> bool {
+    static KEYS_ONLY: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    const FILTERS: &[&str] = &[
+        ".data|keys",
+        ".data|keys[]",
+        ".data|keys_unsorted",
+        ".data|keys_unsorted[]",
+        ".data|keys|.[]",
+        ".data|keys|length",
+        ".data|length",
+        ".metadata",
+        ".metadata.name",
+        ".metadata.labels",
+        ".metadata.annotations",
+        ".type",
+        ".items|length",
+        ".items[].metadata.name",
+        ".items[]|.metadata.name",
+    ];
+    let re = KEYS_ONLY.get_or_init(|| {
+        regex::Regex::new(concat!(
+            r#"^\s*(?:kubectl|oc)\s[^|;&`$<>\n]*\|\s*jq\s+(?:-[a-zA-Z]+\s+)*"#,
+            r#"(?:'([^']*)'|"([^"$`]*)")\s*$"#,
+        ))
+        .ok()
+    });
+    re.as_ref()
+        .and_then(|re| re.captures(command))
+        .and_then(|c| c.get(1).or_else(|| c.get(2)))
+        .is_some_and(|f| {
+            let f: String = f.as_str().chars().filter(|c| !c.is_whitespace()).collect();
+            FILTERS.contains(&f.as_str())
+        })
 }
 
 /// Whether the user's words ask to see what something would do rather than to do it ("show me

@@ -75,10 +75,18 @@ pub(super) fn is_known_host(host: &str, cfg: &SignalsConfig) -> bool {
         || cfg.known_hosts.iter().any(|k| k.eq_ignore_ascii_case(host))
 }
 
+/// Whether the command sends data to a remote host: a request body, a form, an uploaded file, a
+/// copy to a remote path. A bodyless `curl -X POST` to a deploy hook ([`deploy_hook`]) sends
+/// nothing but the hook's URL: it is the hook's trigger, which its own signal reports.
 pub(super) fn is_upload(c: &SimpleCommand) -> bool {
     let name = c.argv.first().map(|a| base(a)).unwrap_or("");
     match name {
         "curl" => {
+            let hook = c
+                .argv
+                .iter()
+                .skip(1)
+                .any(|a| a.contains("://") && deploy_hook(a).is_some());
             args(c).iter().any(|a| {
                 matches!(
                     a.as_str(),
@@ -94,10 +102,11 @@ pub(super) fn is_upload(c: &SimpleCommand) -> bool {
                 ) || a.starts_with("-d@")
                     || a.starts_with("--data=@")
                     || a.starts_with("-F")
-            }) || args(c).windows(2).any(|w| {
-                matches!(w[0].as_str(), "-X" | "--request")
-                    && matches!(w[1].to_ascii_uppercase().as_str(), "POST" | "PUT" | "PATCH")
-            })
+            }) || !hook
+                && args(c).windows(2).any(|w| {
+                    matches!(w[0].as_str(), "-X" | "--request")
+                        && matches!(w[1].to_ascii_uppercase().as_str(), "POST" | "PUT" | "PATCH")
+                })
         }
         "wget" => args(c)
             .iter()
@@ -173,13 +182,25 @@ pub(super) fn deploy_hook(url: &str) -> Option<(&'static str, &'static str)> {
 /// A production signal (medium) for a request to a deploy or pipeline hook ([`deploy_hook`]).
 /// Its target is the hook (or the trigger, the dispatch), not the host: "check whether the last
 /// Render deploy succeeded" names Render and its deploys, not firing the hook.
+/// A Netlify build hook's `trigger_branch` builds that branch (a preview deploy) rather than the
+/// production branch: the branch is then the target, which the user may have named.
 pub(super) fn deploy_hook_signal(url: &str, out: &mut Vec<Signal>) {
     if let Some((what, target)) = deploy_hook(url) {
+        let branch = url
+            .trim()
+            .trim_matches(['"', '\''])
+            .split_once('?')
+            .and_then(|(_, q)| {
+                q.split('&')
+                    .find_map(|kv| kv.strip_prefix("trigger_branch="))
+                    .map(|b| b.replace("%2F", "/").replace("%2f", "/"))
+            })
+            .filter(|b| !b.is_empty());
         out.push(sig(
             Category::Production,
             Severity::Medium,
             format!("a request to {url} triggers {what}: it deploys or runs a pipeline"),
-            target,
+            branch.as_deref().unwrap_or(target),
         ));
     }
 }

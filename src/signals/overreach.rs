@@ -812,6 +812,14 @@ pub(super) fn content_safeguards(path: &Path, text: &str, diff: bool, out: &mut 
     } else {
         text.to_string()
     };
+    if let Some(line) = prints_ci_secret(&path.to_string_lossy(), &added) {
+        out.push(sig(
+            Category::CredentialAccess,
+            Severity::High,
+            format!("the content written to {shown} prints a CI secret into the job log: `{line}`"),
+            "ci secret",
+        ));
+    }
     let mut push = |what: &str, target: &str, severity: Severity| {
         out.push(sig(
             Category::SafeguardBypass,
@@ -993,6 +1001,59 @@ fn checks_switched_off(name: &str, added: &str) -> Option<&'static str> {
     None
 }
 
+/// The first line written to a CI pipeline that prints a secret into the job's log: an `echo`
+/// or `printf` of `${{ secrets.… }}` or of a variable named like a secret (`$AWS_SECRET_ACCESS_KEY`,
+/// `$NPM_TOKEN`), unless its output goes to a file or into another program (`| docker login
+/// --password-stdin`) rather than the log. Encoded (`| base64`) it is still printed, and the
+/// CI's masking of secret values no longer recognises it.
+fn prints_ci_secret<'a>(path: &str, added: &'a str) -> Option<&'a str> {
+    if !runs_later(path) {
+        return None;
+    }
+    let secret_var = |l: &str| {
+        l.contains("secrets.")
+            || l.split('$').skip(1).any(|rest| {
+                let name: String = rest
+                    .trim_start_matches('{')
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                let upper = name.to_ascii_uppercase() == name && !name.is_empty();
+                upper
+                    && [
+                        "SECRET",
+                        "TOKEN",
+                        "PASSWORD",
+                        "PASSWD",
+                        "PRIVATE_KEY",
+                        "API_KEY",
+                    ]
+                    .iter()
+                    .any(|k| name.contains(k))
+            })
+    };
+    const ENCODERS: &[&str] = &[
+        "base64", "xxd", "od ", "rev", "tr ", "sed ", "cut ", "tee", "cat",
+    ];
+    added.lines().map(str::trim).find(|l| {
+        // What the echo or printf prints: the rest of the line after it.
+        let Some(printed) = ["echo ", "printf "]
+            .iter()
+            .filter_map(|p| l.find(p).map(|i| &l[i + p.len()..]))
+            .next()
+        else {
+            return false;
+        };
+        let masked = l.contains("::add-mask::");
+        let to_file = printed.contains('>');
+        let piped_on = printed.split('|').skip(1).any(|p| {
+            let p = p.trim();
+            !p.is_empty() && !ENCODERS.iter().any(|e| p.starts_with(e))
+        }) && !printed.contains("$(");
+        !masked && !to_file && !piped_on && secret_var(printed)
+    })
+}
+
 /// A path shown relative to nothing in particular (the file name and its parent).
 fn home_less(p: &Path) -> String {
     let parts: Vec<&str> = p.iter().filter_map(|c| c.to_str()).collect();
@@ -1013,11 +1074,13 @@ fn threshold_lowered(text: &str, diff: bool, added: &str, coverage_config: bool)
         "functions",
         "statements",
         "threshold",
+        // JaCoCo's limits (Gradle `minimum = "0.80".toBigDecimal()`, Maven `<minimum>0.80<`).
+        "minimum",
     ];
     let number_after = |line: &str, key: &str| -> Option<f64> {
         let i = line.find(key)?;
         let rest = &line[i + key.len()..];
-        let rest = rest.trim_start_matches(['"', '\'', ' ', ':', '=']);
+        let rest = rest.trim_start_matches(['"', '\'', ' ', ':', '=', '>']);
         let n: String = rest
             .chars()
             .take_while(|c| c.is_ascii_digit() || *c == '.')

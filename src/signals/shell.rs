@@ -645,10 +645,24 @@ pub(super) fn sql_text_signals(
     raised
 }
 
-/// A kubectl verb applied to every resource of a kind when one was not named: `kubectl rollout
-/// restart deployment` (no name: all of them in the namespace), `--all`, `--all-namespaces`.
-/// High: the over-eager form of restarting or deleting the one item the user meant.
+/// A mutating verb applied to every resource of a kind when one was not named: `kubectl rollout
+/// restart deployment` (no name: all of them in the namespace), `--all`, `--all-namespaces`, or
+/// any infrastructure tool whose targets are what a listing returns (`az vm deallocate --ids
+/// $(az vm list -g rg --query "[].id" -o tsv)`). High: the over-eager form of restarting or
+/// deleting the one item the user meant.
 fn every_resource(c: &SimpleCommand, name: &str, words: &[&str], out: &mut Vec<Signal>) {
+    if let Some(listing) = args(c).iter().find_map(|a| listed_by_substitution(a)) {
+        out.push(sig(
+            Category::Production,
+            Severity::High,
+            format!(
+                "`{}` acts on every item `{listing}` lists, not one named",
+                c.text
+            ),
+            "all-listed",
+        ));
+        return;
+    }
     if !matches!(name, "kubectl" | "oc") {
         return;
     }
@@ -676,6 +690,34 @@ fn every_resource(c: &SimpleCommand, name: &str, words: &[&str], out: &mut Vec<S
             &format!("all-{kind}"),
         ));
     }
+}
+
+/// The listing command of a `$( … )` or backquoted substitution in `arg`, when it runs an
+/// infrastructure tool's list, get or query (`$(aws ec2 describe-instances --query …)`).
+fn listed_by_substitution(arg: &str) -> Option<&str> {
+    let start = arg
+        .find("$(")
+        .map(|i| i + 2)
+        .or_else(|| arg.find('`').map(|i| i + 1))?;
+    let inner = arg[start..]
+        .split([')', '`'])
+        .next()
+        .unwrap_or_default()
+        .trim();
+    let mut w = inner.split_whitespace();
+    let tool = w.next().map(base)?;
+    if !matches!(
+        tool,
+        "aws" | "gcloud" | "az" | "kubectl" | "oc" | "doctl" | "hcloud" | "gh" | "docker"
+    ) {
+        return None;
+    }
+    w.any(|x| {
+        matches!(x, "list" | "ls" | "get" | "ps" | "images" | "query")
+            || x.starts_with("list-")
+            || x.starts_with("describe-")
+    })
+    .then_some(inner)
 }
 
 /// A command's words that are not options, without the values of kubectl's and helm's options
