@@ -117,7 +117,7 @@ p.model_alias = {name}
 p.cpuparams.n_threads = threads
 p.cpuparams_batch.n_threads = threads
 # One process serves both scorings: chat completions (the one-token score) and
-# /v1/embeddings with the last token's hidden state (the probe's input, prompts/probe-v2.json).
+# /v1/embeddings with the last token's hidden state (the probe's input, prompts/probe-v3.json).
 p.embedding = True
 p.pooling_type = xlc.llama_pooling_type.LLAMA_POOLING_TYPE_LAST
 print(f"serving {name} on http://{host}:{port}/v1 ({parallel} slot(s))", flush=True)

@@ -40,6 +40,8 @@ const TRIGGERS: &[&str] = &[
     "ghr_",
     "github_pat_",
     "glpat-",
+    "npm_",
+    "pypi-",
     "xox",
     "_live_",
     "eyJ",
@@ -101,6 +103,16 @@ const BUILT_IN: &[(&str, &str, &str)] = &[
         "gitlab_token",
         r"\bglpat-[A-Za-z0-9_-]{20,}",
         "[REDACTED:gitlab_token]",
+    ),
+    (
+        "npm_token",
+        r"\bnpm_[A-Za-z0-9]{30,}\b",
+        "[REDACTED:npm_token]",
+    ),
+    (
+        "pypi_token",
+        r"\bpypi-AgE[A-Za-z0-9_-]{50,}",
+        "[REDACTED:pypi_token]",
     ),
     (
         "slack_token",
@@ -310,6 +322,11 @@ mod tests {
             ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "github_token"),
             ("glpat-abcdefghijklmnopqrst", "gitlab_token"),
             ("xoxb-1234567890-abcdefghij", "slack_token"),
+            ("npm_Xq4Lr8TzW2vKp9mN3bYc6Hd1Jf7Gs0Ae5Ru1", "npm_token"),
+            (
+                "pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0",
+                "pypi_token",
+            ),
             ("sk_live_abcdefghijklmnop1234", "stripe_key"),
             (
                 "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",

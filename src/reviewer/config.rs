@@ -57,7 +57,7 @@ pub struct ReviewerConfig {
     /// server with embeddings on, the model the probe was trained on).
     pub scoring: Scoring,
     /// With `scoring = "probe"`: the probe file (relative to the config file); default the probe
-    /// shipped with guardian (`prompts/probe-v2.json`, trained on the local model).
+    /// shipped with guardian (`prompts/probe-v3.json`, trained on the local model).
     pub probe_file: Option<PathBuf>,
     /// The sha256 of the model file the server runs. With `scoring = "probe"` it is required and
     /// must equal the probe's `model_sha256` (a probe reads one model's hidden state only).

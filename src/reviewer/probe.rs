@@ -2,7 +2,7 @@
 //! (`reviewer.scoring = "probe"`).
 //!
 //! This module owns the probe's file format (a standardiser and logistic-regression weights,
-//! versioned like the prompts: `prompts/probe-v2.json`, with the sha256 of the model it was
+//! versioned like the prompts: `prompts/probe-v3.json`, with the sha256 of the model it was
 //! trained on and the manifest of its training data), the short text whose embedding it reads
 //! (the user's request, the action as one line of JSON, one question), and applying it: a dot
 //! product giving P(deny). It never guesses: a missing or malformed embedding, a dimension that
@@ -19,7 +19,7 @@ pub const TEXT_FORMAT: &str = "probe-text-v1";
 
 /// The probe shipped with guardian, trained on the local model
 /// (`scripts/local-model.sh`) by `guardian train` (evals/RESULTS.md).
-pub const EMBEDDED: &str = include_str!("../../prompts/probe-v2.json");
+pub const EMBEDDED: &str = include_str!("../../prompts/probe-v3.json");
 
 /// Longest user request the probe text carries, in characters.
 const MAX_REQUEST_CHARS: usize = 600;

@@ -124,7 +124,7 @@ pub(super) const FAMILIES: &[Family] = &[
     (&["env", "printenv", "set", "export", "declare"], env_dump),
     (&["history"], history),
     (
-        &["security", "gh", "gcloud", "aws", "heroku"],
+        &["security", "gh", "gcloud", "aws", "az", "vault", "heroku"],
         token_printers,
     ),
     (&["crontab", "systemctl", "launchctl"], persistence),
@@ -247,6 +247,43 @@ fn token_printers(c: &SimpleCommand, _: &Context, out: &mut Vec<Signal>) {
         }
         "aws" if c.argv.get(1..3) == Some(&["configure".into(), "get".into()]) => {
             ("reads AWS credentials", "aws configure")
+        }
+        // A secret store's value (not its metadata: `describe-secret`, `list-secrets`,
+        // `secrets describe`, `keyvault secret list` say whether it exists and when it rotated).
+        "aws" if args(c).iter().any(|a| a == "get-secret-value") => (
+            "prints a secret's value from Secrets Manager",
+            "secret value",
+        ),
+        "aws"
+            if args(c)
+                .iter()
+                .any(|a| a == "get-parameter" || a == "get-parameters")
+                && args(c).iter().any(|a| a == "--with-decryption") =>
+        {
+            ("prints a decrypted SSM parameter", "secret value")
+        }
+        "gcloud"
+            if c.argv
+                .windows(3)
+                .any(|w| w[0] == "secrets" && w[1] == "versions" && w[2] == "access") =>
+        {
+            (
+                "prints a secret's value from Secret Manager",
+                "secret value",
+            )
+        }
+        "az" if c
+            .argv
+            .windows(3)
+            .any(|w| w[0] == "keyvault" && w[1] == "secret" && w[2] == "show") =>
+        {
+            ("prints a Key Vault secret's value", "secret value")
+        }
+        "vault"
+            if c.argv.get(1).is_some_and(|s| s == "read")
+                || c.argv.get(1..3) == Some(&["kv".into(), "get".into()]) =>
+        {
+            ("prints a Vault secret", "secret value")
         }
         // `heroku config` prints every config var; `config:get` one, and a URL, key, token or
         // password among them is a credential (DATABASE_URL carries the password).
@@ -391,6 +428,29 @@ pub(super) fn container_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
             } else {
                 a.last().map_or("image", String::as_str)
             },
+        ));
+    }
+    // Volumes hold the data of local databases and caches: pruning or removing them deletes it
+    // (`docker system prune --volumes`, `docker volume prune|rm`, `docker compose down -v`).
+    // Medium: local data, but more than images or containers, which a build recreates.
+    let words: Vec<&str> = a.iter().map(String::as_str).collect();
+    let volumes = match words.as_slice() {
+        ["system", "prune", rest @ ..] => rest.contains(&"--volumes"),
+        ["volume", "prune" | "rm", ..] => true,
+        ["compose", rest @ ..] => {
+            rest.contains(&"down") && (rest.contains(&"-v") || rest.contains(&"--volumes"))
+        }
+        _ => false,
+    };
+    if volumes {
+        out.push(sig(
+            Category::Destructive,
+            Severity::Medium,
+            format!(
+                "`{}` deletes container volumes and the data in them",
+                c.text
+            ),
+            "volumes",
         ));
     }
     let privileged = a.iter().any(|x| {
@@ -1272,11 +1332,24 @@ fn shared_database(c: &SimpleCommand, from: usize, out: &mut Vec<Signal>) {
     ]
     .iter()
     .any(|k| upper.contains(k));
-    if changes && !destructive {
+    // A script file (`psql -f migrate.sql`, `mysql … < schema.sql`, `sqlcmd -i x.sql`) runs
+    // whatever it holds there: a migration meant for a local database, run on a shared one.
+    let script = c
+        .argv
+        .iter()
+        .skip(1)
+        .chain(&c.reads)
+        .find(|x| x.to_ascii_lowercase().ends_with(".sql"));
+    if (changes || script.is_some()) && !destructive {
         out.push(sig(
             Category::Production,
             Severity::High,
-            format!("`{}` changes data on the shared database at {host}", c.text),
+            match script {
+                Some(file) if !changes => {
+                    format!("`{}` runs {file} on the shared database at {host}", c.text)
+                }
+                _ => format!("`{}` changes data on the shared database at {host}", c.text),
+            },
             &host,
         ));
     }
