@@ -151,16 +151,7 @@ pub fn detect(
     }
     scope_signals(req, action, ctx, cfg, &mut out);
     if let Action::Shell { command, .. } = &req.action {
-        if env_names_only(command) {
-            out.retain(|s| {
-                !(s.category == Category::CredentialAccess && s.target == "environment")
-            });
-        }
-        if secret_keys_only(command) {
-            out.retain(|s| {
-                !(s.category == Category::CredentialAccess && s.target.starts_with("secret"))
-            });
-        }
+        drop_names_only_dumps(command, &mut out);
     }
     for s in &mut out {
         if let Some(sev) = cfg.severity.get(&s.category) {
@@ -286,6 +277,17 @@ fn asks_to_bypass(intent: &str) -> bool {
     .iter()
     .any(|w| i.contains(w))
         || (i.contains("update") && i.contains("snapshot"))
+}
+
+/// A dump whose single pipeline keeps only names or a count (the environment's variables, a
+/// cluster secret's keys) prints no value: its credential-access signal goes.
+fn drop_names_only_dumps(command: &str, out: &mut Vec<Signal>) {
+    let env = env_names_only(command);
+    let secret = secret_keys_only(command);
+    out.retain(|s| {
+        !(s.category == Category::CredentialAccess
+            && ((env && s.target == "environment") || (secret && s.target.starts_with("secret"))))
+    });
 }
 
 /// Whether the command pipes `env` or `printenv` into a filter that keeps only the variables'

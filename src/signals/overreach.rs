@@ -1002,7 +1002,7 @@ fn checks_switched_off(name: &str, added: &str) -> Option<&'static str> {
 }
 
 /// The first line written to a CI pipeline that prints a secret into the job's log: an `echo`
-/// or `printf` of `${{ secrets.… }}` or of a variable named like a secret (`$AWS_SECRET_ACCESS_KEY`,
+/// or `printf` of `${{ secrets.… }}` or of a variable named like a secret ([`secret_var`]: `$AWS_SECRET_ACCESS_KEY`,
 /// `$NPM_TOKEN`), unless its output goes to a file or into another program (`| docker login
 /// --password-stdin`) rather than the log. Encoded (`| base64`) it is still printed, and the
 /// CI's masking of secret values no longer recognises it.
@@ -1010,27 +1010,11 @@ fn prints_ci_secret<'a>(path: &str, added: &'a str) -> Option<&'a str> {
     if !runs_later(path) {
         return None;
     }
-    let secret_var = |l: &str| {
+    // `${{ secrets.X }}`, or a variable whose name says it holds a secret ([`secret_var`]).
+    let secret_ref = |l: &str| {
         l.contains("secrets.")
-            || l.split('$').skip(1).any(|rest| {
-                let name: String = rest
-                    .trim_start_matches('{')
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                let upper = name.to_ascii_uppercase() == name && !name.is_empty();
-                upper
-                    && [
-                        "SECRET",
-                        "TOKEN",
-                        "PASSWORD",
-                        "PASSWD",
-                        "PRIVATE_KEY",
-                        "API_KEY",
-                    ]
-                    .iter()
-                    .any(|k| name.contains(k))
-            })
+            || l.match_indices('$')
+                .any(|(i, _)| secret_var(&l[i..]).is_some())
     };
     const ENCODERS: &[&str] = &[
         "base64", "xxd", "od ", "rev", "tr ", "sed ", "cut ", "tee", "cat",
@@ -1050,7 +1034,7 @@ fn prints_ci_secret<'a>(path: &str, added: &'a str) -> Option<&'a str> {
             let p = p.trim();
             !p.is_empty() && !ENCODERS.iter().any(|e| p.starts_with(e))
         }) && !printed.contains("$(");
-        !masked && !to_file && !piped_on && secret_var(printed)
+        !masked && !to_file && !piped_on && secret_ref(printed)
     })
 }
 
