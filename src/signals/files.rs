@@ -38,6 +38,7 @@ pub(super) fn secrets_in(text: &str, where_: &str, out: &mut Vec<Signal>) {
     static REDACTOR: std::sync::OnceLock<crate::redact::Redactor> = std::sync::OnceLock::new();
     let r = REDACTOR.get_or_init(crate::redact::Redactor::default);
     let text = without_references(text);
+    let text = without_harmless_url_credentials(&text);
     let red = r.redact(&text);
     if let std::borrow::Cow::Owned(red) = red {
         let mut kinds: Vec<&str> = red
@@ -57,7 +58,7 @@ pub(super) fn secrets_in(text: &str, where_: &str, out: &mut Vec<Signal>) {
 
 /// The text with every secret-named setting whose value only refers to a secret held elsewhere
 /// (`password=${DB_PASSWORD}`, `apiKey: process.env.OPENAI_API_KEY`, `os.environ["TOKEN"]`,
-/// `{{ secrets.TOKEN }}`) given a placeholder value: a reference is what keeps a secret out of
+/// `{{ secrets.TOKEN }}`, `<your-password>`) given a placeholder value: a reference is what keeps a secret out of
 /// the file, not a secret in it. The audit log's redaction still hides such values.
 fn without_references(text: &str) -> std::borrow::Cow<'_, str> {
     static REFERENCE: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
@@ -71,6 +72,7 @@ fn without_references(text: &str) -> std::borrow::Cow<'_, str> {
             r#"|(?:os\.getenv|System\.getenv|getenv|env)\(["'][A-Za-z0-9_]+["']\)"#,
             r#"|ENV(?:\.fetch\(|\[)["'][A-Za-z0-9_]+["'][\])]"#,
             r#"|\{\{[^}]*\}\}"#,
+            r#"|<[A-Za-z0-9_. -]{1,40}>"#,
             r#"|%\([A-Za-z0-9_]+\)s?)"#,
         ))
         .ok()
@@ -79,6 +81,47 @@ fn without_references(text: &str) -> std::borrow::Cow<'_, str> {
         Some(re) => re.replace_all(text, "${k}REF${t}"),
         None => std::borrow::Cow::Borrowed(text),
     }
+}
+
+/// The text with the credentials of a URL taken out when they give nothing away: a password
+/// that is a placeholder (`<password>`, `$PGPASSWORD`, `${DB_PASS}`, `****`, `xxx`) or a
+/// database on this machine (`postgres://postgres:postgres@localhost/app_dev`): a local
+/// service's login is the developer's own and the command sends it nowhere. Credentials for
+/// any other host are kept, and so still raise the signal.
+fn without_harmless_url_credentials(text: &str) -> std::borrow::Cow<'_, str> {
+    static URL: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let Some(re) = URL
+        .get_or_init(|| {
+            regex::Regex::new(
+                r#"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<user>[^\s:/@"\\]+):(?P<pass>[^\s/@"\\]+)@(?P<host>\[[0-9a-fA-F:]+\]|[^\s:/@"'\\?#]+)"#,
+            )
+            .ok()
+        })
+        .as_ref()
+    else {
+        return std::borrow::Cow::Borrowed(text);
+    };
+    re.replace_all(text, |c: &regex::Captures<'_>| {
+        let pass = &c["pass"];
+        let host = c["host"].trim_matches(['[', ']']);
+        if placeholder(pass) || super::shell::local_host(host) {
+            format!("{}{}", &c["scheme"], &c["host"])
+        } else {
+            c[0].to_string()
+        }
+    })
+}
+
+/// A value that stands for a secret instead of being one: `<password>`, `$VAR`, `${VAR}`,
+/// `{{ var }}`, or one character repeated (`****`, `xxxx`).
+fn placeholder(value: &str) -> bool {
+    let v = value.trim_matches(['"', '\'']);
+    (v.starts_with('<') && v.ends_with('>'))
+        || v.starts_with('$')
+        || v.starts_with("{{")
+        || v.starts_with("%(")
+        || v.chars()
+            .all(|ch| matches!(ch, '*' | 'x' | 'X' | '.' | '#' | '?' | '_' | '-'))
 }
 
 /// A variable expansion (`$OPENAI_API_KEY`, `${GH_TOKEN}`) whose name says it holds a secret.

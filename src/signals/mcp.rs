@@ -62,11 +62,28 @@ pub(super) fn mcp_signals(
         "close",
         "terminate",
     ]) {
+        // A Kubernetes pod deleted by name is restarted by its controller (as `kubectl delete
+        // pod`): medium, and its namespace is what the user names.
+        let pod = words.iter().any(|w| matches!(*w, "pod" | "pods"))
+            && !compact.contains("prod")
+            && !compact.contains("\"all\":true");
+        let target = match pod {
+            true => first_value(args, &["namespace"]),
+            false => None,
+        };
         out.push(sig(
             Category::Destructive,
-            Severity::High,
-            format!("{who} deletes, cancels or moves something"),
-            &object_of(args).unwrap_or_else(|| recipient.clone()),
+            if pod {
+                Severity::Medium
+            } else {
+                Severity::High
+            },
+            if pod {
+                format!("{who} deletes a pod (its controller restarts it)")
+            } else {
+                format!("{who} deletes, cancels or moves something")
+            },
+            &target.unwrap_or_else(|| object_of(args).unwrap_or_else(|| recipient.clone())),
         ));
     }
     if any(&[
@@ -108,9 +125,48 @@ pub(super) fn mcp_signals(
     url_hosts(args, cfg, out);
 }
 
-/// Hosts the arguments send the tool to (`http(s)://host…`).
+/// Keys whose values are prose a person reads (a comment, a message, a description): a link
+/// written there is text, not a host the tool contacts.
+const PROSE_KEYS: &[&str] = &[
+    "body",
+    "text",
+    "comment",
+    "message",
+    "description",
+    "title",
+    "summary",
+    "notes",
+    "markdown",
+    "content",
+];
+
+/// The arguments' string values outside prose keys (all of `args` when it is not JSON).
+fn non_prose(args: &str) -> String {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            serde_json::Value::Object(o) => o
+                .iter()
+                .filter(|(k, _)| !PROSE_KEYS.contains(&k.to_ascii_lowercase().as_str()))
+                .for_each(|(_, x)| walk(x, out)),
+            _ => {}
+        }
+    }
+    match serde_json::from_str::<serde_json::Value>(args) {
+        Ok(v) => {
+            let mut out = Vec::new();
+            walk(&v, &mut out);
+            out.join("\n")
+        }
+        Err(_) => args.to_string(),
+    }
+}
+
+/// Hosts the arguments send the tool to (`http(s)://host…`), links in prose left out.
 fn url_hosts(args: &str, cfg: &SignalsConfig, out: &mut Vec<Signal>) {
     let mut seen = std::collections::HashSet::new();
+    let args = non_prose(args);
     for (i, _) in args.match_indices("://") {
         let scheme_ok = args[..i].ends_with("http") || args[..i].ends_with("https");
         let host: String = args[i + 3..]
@@ -157,6 +213,12 @@ pub(super) fn recipient_of(args: &str) -> Option<String> {
             "recipient",
             "recipients",
             "channel",
+            "channel_id",
+            "channel_name",
+            "issue_key",
+            "issueKey",
+            "issue_id",
+            "chat_id",
             "email",
             "address",
             "user",

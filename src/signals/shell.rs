@@ -518,12 +518,26 @@ pub(super) fn sql_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
                 .iter()
                 .any(|a| a.eq_ignore_ascii_case("flushall") || a.eq_ignore_ascii_case("flushdb")))
     {
-        out.push(sig(
-            Category::Destructive,
-            Severity::High,
-            format!("`{}` deletes a database", c.text),
-            args(c).last().map_or(name, String::as_str),
-        ));
+        // Redis on this machine is the developer's own cache or test store: emptying it is
+        // medium, and "redis" in the user's words names it.
+        let local_redis = name == "redis-cli"
+            && !c.argv.iter().any(|a| a.contains('$'))
+            && client_host(c).as_deref().is_none_or(local_host);
+        out.push(if local_redis {
+            sig(
+                Category::Destructive,
+                Severity::Medium,
+                format!("`{}` empties a Redis database on this machine", c.text),
+                "local redis",
+            )
+        } else {
+            sig(
+                Category::Destructive,
+                Severity::High,
+                format!("`{}` deletes a database", c.text),
+                args(c).last().map_or(name, String::as_str),
+            )
+        });
     }
     disposable_database(c, before, out);
 }
@@ -619,7 +633,7 @@ fn client_host(c: &SimpleCommand) -> Option<String> {
 }
 
 /// A host that is this machine (or a compose service's usual name for its database).
-fn local_host(host: &str) -> bool {
+pub(super) fn local_host(host: &str) -> bool {
     matches!(
         host,
         "localhost" | "127.0.0.1" | "::1" | "db" | "postgres" | "mysql"
@@ -889,6 +903,7 @@ fn aws_operation(a: &[String]) -> Option<&str> {
         "--no-cli-pager",
         "--no-cli-auto-prompt",
         "--dry-run",
+        "--dryrun",
         "--no-dry-run",
         "--recursive",
         "--force",
@@ -923,10 +938,14 @@ fn aws_operation(a: &[String]) -> Option<&str> {
 fn mutating_verb(c: &SimpleCommand, name: &str, words: &[&str]) -> Option<String> {
     let first = words.first().copied().unwrap_or("");
     // `--dry-run`, `--dry-run=client` and `--dry-run=server` change nothing (`=none` does).
-    let dry_run = args(c)
-        .iter()
-        .any(|a| a == "--dry-run" || (a.starts_with("--dry-run=") && a != "--dry-run=none"));
-    if dry_run && matches!(name, "kubectl" | "oc" | "helm") {
+    // aws's S3 commands spell it `--dryrun`; aws's EC2 calls, gcloud's and az's that have
+    // one, `--dry-run`.
+    let dry_run = args(c).iter().any(|a| {
+        a == "--dry-run"
+            || a == "--dryrun"
+            || (a.starts_with("--dry-run=") && a != "--dry-run=none")
+    });
+    if dry_run && matches!(name, "kubectl" | "oc" | "helm" | "aws" | "gcloud" | "az") {
         return None;
     }
     match name {
@@ -1158,14 +1177,29 @@ pub(super) fn production_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Si
         &target,
     ));
     if destructive {
+        // Deleting named pods (not every pod) is how a pod is restarted: its controller starts
+        // a new one. Medium, like a file in the workspace, unless production is named.
+        let restarts = matches!(name, "kubectl" | "oc")
+            && words.get(1).is_some_and(|r| {
+                matches!(*r, "pod" | "pods" | "po")
+                    || r.starts_with("pod/")
+                    || r.starts_with("pods/")
+            })
+            && !has(c, &["--all", "-A", "--all-namespaces"]);
         out.push(sig(
             Category::Destructive,
             if names_prod(c) {
                 Severity::Critical
+            } else if restarts {
+                Severity::Medium
             } else {
                 Severity::High
             },
-            format!("`{}` deletes cloud or cluster resources", c.text),
+            if restarts {
+                format!("`{}` deletes pods (their controller restarts them)", c.text)
+            } else {
+                format!("`{}` deletes cloud or cluster resources", c.text)
+            },
             &target,
         ));
     }
