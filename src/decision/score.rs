@@ -348,10 +348,7 @@ mod tests {
         let (version, t) = PIPELINE_THRESHOLDS[0];
         assert_eq!(shipped.version, version);
         assert!((local_probe(&shipped).deny - t).abs() < 1e-12);
-        assert!(
-            (shipped.threshold - t).abs() > 0.01,
-            "the file's own differs"
-        );
+        assert!((shipped.threshold - t).abs() > 0.01, "the file's own differs");
         let mut other = shipped.clone();
         other.version = "probe-custom".into();
         assert!((local_probe(&other).deny - other.threshold).abs() < 1e-12);
