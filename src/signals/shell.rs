@@ -147,7 +147,10 @@ pub(super) const FAMILIES: &[Family] = &[
         &["grep", "egrep", "fgrep", "rg", "ag", "ack"],
         secret_search,
     ),
-    (&["docker", "podman"], |c, _, out| container_signals(c, out)),
+    (
+        &["docker", "podman", "docker-compose", "podman-compose"],
+        |c, _, out| container_signals(c, out),
+    ),
     (&["gh"], |c, _, out| gh_signals(c, out)),
 ];
 
@@ -431,9 +434,19 @@ pub(super) fn container_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
         ));
     }
     // Volumes hold the data of local databases and caches: pruning or removing them deletes it
-    // (`docker system prune --volumes`, `docker volume prune|rm`, `docker compose down -v`).
+    // (`docker system prune --volumes`, `docker volume prune|rm`, `docker compose down -v`,
+    // `docker-compose down -v`).
     // Medium: local data, but more than images or containers, which a build recreates.
-    let words: Vec<&str> = a.iter().map(String::as_str).collect();
+    // Compose's own binaries (`docker-compose down -v`, v1) are `docker compose`.
+    let standalone = c
+        .argv
+        .first()
+        .is_some_and(|p| base(p).ends_with("-compose"));
+    let words: Vec<&str> = standalone
+        .then_some("compose")
+        .into_iter()
+        .chain(a.iter().map(String::as_str))
+        .collect();
     let volumes = match words.as_slice() {
         ["system", "prune", rest @ ..] => rest.contains(&"--volumes"),
         ["volume", "prune" | "rm", ..] => true,
