@@ -58,8 +58,9 @@ pub(super) fn secrets_in(text: &str, where_: &str, out: &mut Vec<Signal>) {
 
 /// The text with every secret-named setting whose value only refers to a secret held elsewhere
 /// (`password=${DB_PASSWORD}`, `apiKey: process.env.OPENAI_API_KEY`, `os.environ["TOKEN"]`,
-/// `{{ secrets.TOKEN }}`, `<your-password>`) given a placeholder value: a reference is what keeps a secret out of
-/// the file, not a secret in it. The audit log's redaction still hides such values.
+/// `{{ secrets.TOKEN }}`) or is a placeholder (`<your-password>`) given a placeholder value: a
+/// reference is what keeps a secret out of the file, not a secret in it. The audit log's
+/// redaction still hides such values.
 fn without_references(text: &str) -> std::borrow::Cow<'_, str> {
     static REFERENCE: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
     let re = REFERENCE.get_or_init(|| {

@@ -67,9 +67,10 @@ pub(super) fn mcp_signals(
         let pod = words.iter().any(|w| matches!(*w, "pod" | "pods"))
             && !compact.contains("prod")
             && !compact.contains("\"all\":true");
-        let target = match pod {
-            true => first_value(args, &["namespace"]),
-            false => None,
+        let target = if pod {
+            first_value(args, &["namespace"])
+        } else {
+            None
         };
         out.push(sig(
             Category::Destructive,
