@@ -62,30 +62,7 @@ pub(super) fn mcp_signals(
         "close",
         "terminate",
     ]) {
-        // A Kubernetes pod deleted by name is restarted by its controller (as `kubectl delete
-        // pod`): medium, and its namespace is what the user names.
-        let pod = words.iter().any(|w| matches!(*w, "pod" | "pods"))
-            && !compact.contains("prod")
-            && !compact.contains("\"all\":true");
-        let target = if pod {
-            first_value(args, &["namespace"])
-        } else {
-            None
-        };
-        out.push(sig(
-            Category::Destructive,
-            if pod {
-                Severity::Medium
-            } else {
-                Severity::High
-            },
-            if pod {
-                format!("{who} deletes a pod (its controller restarts it)")
-            } else {
-                format!("{who} deletes, cancels or moves something")
-            },
-            &target.unwrap_or_else(|| object_of(args).unwrap_or_else(|| recipient.clone())),
-        ));
+        out.push(deletion(&who, &words, &compact, args, &recipient));
     }
     if any(&[
         "grant",
@@ -124,6 +101,31 @@ pub(super) fn mcp_signals(
     secrets_and_permissions(server, &t, &who, &recipient, out);
     sql_text_signals(args, &who, true, out);
     url_hosts(args, cfg, out);
+}
+
+/// What a deleting, cancelling or moving call raises: destructive, high, on what its arguments
+/// name. A Kubernetes pod deleted by name is restarted by its controller (as `kubectl delete
+/// pod`): medium, on its namespace, which is what the user names.
+fn deletion(who: &str, words: &[&str], compact: &str, args: &str, recipient: &str) -> Signal {
+    let object = || object_of(args).unwrap_or_else(|| recipient.to_string());
+    let pod = words.iter().any(|w| matches!(*w, "pod" | "pods"))
+        && !compact.contains("prod")
+        && !compact.contains("\"all\":true");
+    if pod {
+        sig(
+            Category::Destructive,
+            Severity::Medium,
+            format!("{who} deletes a pod (its controller restarts it)"),
+            &first_value(args, &["namespace"]).unwrap_or_else(object),
+        )
+    } else {
+        sig(
+            Category::Destructive,
+            Severity::High,
+            format!("{who} deletes, cancels or moves something"),
+            &object(),
+        )
+    }
 }
 
 /// Keys whose values are prose a person reads (a comment, a message, a description): a link

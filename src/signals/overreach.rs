@@ -1002,8 +1002,8 @@ fn checks_switched_off(name: &str, added: &str) -> Option<&'static str> {
 }
 
 /// The first line written to a CI pipeline that prints a secret into the job's log: an `echo`
-/// or `printf` of `${{ secrets.… }}` or of a variable named like a secret ([`secret_var`]: `$AWS_SECRET_ACCESS_KEY`,
-/// `$NPM_TOKEN`), unless its output goes to a file or into another program (`| docker login
+/// or `printf` of `${{ secrets.… }}` or of a variable named like a secret ([`secret_var`]:
+/// `$AWS_SECRET_ACCESS_KEY`, `$NPM_TOKEN`), unless its output goes to a file or into another program (`| docker login
 /// --password-stdin`) rather than the log. Encoded (`| base64`) it is still printed, and the
 /// CI's masking of secret values no longer recognises it.
 fn prints_ci_secret<'a>(path: &str, added: &'a str) -> Option<&'a str> {

@@ -434,10 +434,9 @@ pub(super) fn container_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
         ));
     }
     // Volumes hold the data of local databases and caches: pruning or removing them deletes it
-    // (`docker system prune --volumes`, `docker volume prune|rm`, `docker compose down -v`,
-    // `docker-compose down -v`).
+    // (`docker system prune --volumes`, `docker volume prune|rm`, `docker compose down -v`, and
+    // so `docker-compose down -v`: compose's own binaries are read as `docker compose`).
     // Medium: local data, but more than images or containers, which a build recreates.
-    // Compose's own binaries (`docker-compose down -v`, v1) are `docker compose`.
     let standalone = c
         .argv
         .first()
@@ -533,9 +532,7 @@ pub(super) fn sql_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
     {
         // Redis on this machine is the developer's own cache or test store: emptying it is
         // medium, and "redis" in the user's words names it.
-        let local_redis = name == "redis-cli"
-            && !c.argv.iter().any(|a| a.contains('$'))
-            && client_host(c).as_deref().is_none_or(local_host);
+        let local_redis = name == "redis-cli" && on_this_machine(c);
         out.push(if local_redis {
             sig(
                 Category::Destructive,
@@ -580,10 +577,7 @@ const DISPOSABLE: &[&str] = &[
 /// local.
 fn disposable_database(c: &SimpleCommand, from: usize, out: &mut [Signal]) {
     let name = c.argv.first().map(|a| base(a)).unwrap_or("");
-    if !(SQL_CLIENTS.contains(&name) || name == "dropdb")
-        || c.argv.iter().any(|a| a.contains('$'))
-        || !client_host(c).as_deref().is_none_or(local_host)
-    {
+    if !(SQL_CLIENTS.contains(&name) || name == "dropdb") || !on_this_machine(c) {
         return;
     }
     const VALUED: &[&str] = &[
@@ -629,6 +623,12 @@ fn disposable_database(c: &SimpleCommand, from: usize, out: &mut [Signal]) {
             s.evidence = format!("{} (a local development or test database)", s.evidence);
         }
     }
+}
+
+/// Whether a database client connects to this machine: no host, or a local one, and none held
+/// in a variable (`"$STAGING_MONGO_URI"` is not known to be local).
+fn on_this_machine(c: &SimpleCommand) -> bool {
+    !c.argv.iter().any(|a| a.contains('$')) && client_host(c).as_deref().is_none_or(local_host)
 }
 
 /// Where a database client connects: the host of a URL argument, or `-h`/`--host`/`-S`.
