@@ -29,6 +29,7 @@ fn o(
         authorization: None,
         decision_score: None,
         table_denies: false,
+        doubt_settled: false,
     }
 }
 

@@ -96,6 +96,7 @@ impl AnthropicReviewer {
             score: None,
             authorization: None,
             decision_score: None,
+            doubt_settled: false,
         })
     }
 }

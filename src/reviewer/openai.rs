@@ -254,6 +254,7 @@ impl OpenAiReviewer {
             score: None,
             authorization: None,
             decision_score: None,
+            doubt_settled: false,
         })
     }
 }

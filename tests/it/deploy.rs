@@ -46,10 +46,11 @@ fn check_fleet_config(text: &str, name: &str) {
     assert_eq!(
         (
             cfg.reviewer.authorization_threshold,
-            cfg.reviewer.authorization_high_threshold
+            cfg.reviewer.authorization_high_threshold,
+            cfg.reviewer.doubt_threshold
         ),
-        (t.authorization, t.authorization_high),
-        "{name}: the dedicated authorization prompt's thresholds"
+        (t.authorization, t.authorization_high, t.doubt),
+        "{name}: the dedicated authorization prompt's thresholds and the probe's doubt"
     );
 }
 

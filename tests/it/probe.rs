@@ -178,6 +178,71 @@ async fn with_the_probe_authorization_is_asked_in_its_own_short_prompt() {
     }
 }
 
+/// A score in the doubt band (`doubt_threshold`) is asked the authorization question and settled
+/// by a high P(yes) when the user's words name every signal's target; a score above the band,
+/// an unnamed target or a medium P(yes) stays denied.
+#[tokio::test]
+async fn a_doubting_probe_score_is_settled_by_the_users_own_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let probe = probe_file(dir.path());
+    let named = json!({
+        "action": {"kind": "shell", "command": "gh release delete v1.2.0 --yes", "cwd": "/work/repo"},
+        "session": {"id": "s-1", "agent": "test-agent", "workspace_roots": ["/work/repo"]},
+        "intent": "Delete the v1.2.0 release, it was published by mistake"
+    });
+    let unnamed = json!({
+        "action": {"kind": "shell", "command": "gh release delete v1.2.0 --yes", "cwd": "/work/repo"},
+        "session": {"id": "s-1", "agent": "test-agent", "workspace_roots": ["/work/repo"]},
+        "intent": "Check why the release workflow failed"
+    });
+    // P(deny) = σ(x₀): 0.62 is in the band [0.5, 0.7), 0.73 above it. P(yes) = σ(yes − no):
+    // 0.88 is high (≥ 0.8), 0.73 only medium.
+    let cases = [
+        (0.5, &named, (-0.1, -2.1), "allow", true),
+        (1.0, &named, (-0.1, -2.1), "deny", false),
+        (0.5, &named, (-0.3, -1.3), "deny", true),
+        (0.5, &unnamed, (-0.1, -2.1), "deny", false),
+    ];
+    for (x0, request, (yes, no), decision, asked) in cases {
+        let llm = embeddings_server(embedding_reply(&[x0, 0.0, 0.0, 0.0])).await;
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(yes_no_reply(yes, no))
+            .mount(&llm)
+            .await;
+        let h = Harness::new(&format!(
+            "{}authorization_threshold = 0.5\nauthorization_high_threshold = 0.8\ndoubt_threshold = 0.7\n",
+            probe_section(&llm.uri(), &probe, SHA)
+        ));
+        let (_, body) = h.review(request.clone()).await;
+        let what = format!(
+            "x0 {x0}, P(yes) from {yes}/{no}, intent {}",
+            request["intent"]
+        );
+        assert_eq!(body["decision"], decision, "{what}: {body}");
+        assert_eq!(body["decided_by"], "reviewer", "{what}: {body}");
+        let chats = requests(&llm)
+            .await
+            .iter()
+            .filter(|(p, _)| p == "/v1/chat/completions")
+            .count();
+        assert_eq!(
+            chats,
+            usize::from(asked),
+            "{what}: asked only when it can settle"
+        );
+        let rationale = body["rationale"].as_str().unwrap_or_default();
+        if decision == "allow" {
+            assert!(
+                rationale.contains("doubted") && rationale.contains("P(yes) 0.88"),
+                "{rationale}"
+            );
+            let rec = h.audit_of(body["id"].as_str().unwrap_or_default());
+            assert_eq!(rec["stages"], json!(["probe", "authorization"]), "{rec}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn an_embedding_the_probe_cannot_read_fails_closed() {
     let dir = tempfile::tempdir().expect("tempdir");
