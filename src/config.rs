@@ -726,29 +726,29 @@ impl Config {
                 "must be greater than 0",
             ));
         }
-        let r = &self.reviewer;
-        for (key, value, max) in [
-            ("reviewer.deny_threshold", r.deny_threshold, 1.0),
-            (
+        if !(0.0..=1.0).contains(&self.reviewer.deny_threshold) {
+            return Err(invalid(
+                "reviewer.deny_threshold",
+                "must be between 0 and 1",
+            ));
+        }
+        if !(0.0..=100.0).contains(&self.reviewer.authorization_weight) {
+            return Err(invalid(
                 "reviewer.authorization_weight",
-                r.authorization_weight,
-                100.0,
-            ),
-            (
+                "must be between 0 and 100",
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.reviewer.authorization_threshold) {
+            return Err(invalid(
                 "reviewer.authorization_threshold",
-                r.authorization_threshold,
-                1.0,
-            ),
-            (
+                "must be between 0 and 1",
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.reviewer.authorization_high_threshold) {
+            return Err(invalid(
                 "reviewer.authorization_high_threshold",
-                r.authorization_high_threshold,
-                1.0,
-            ),
-            ("reviewer.doubt_threshold", r.doubt_threshold, 1.0),
-        ] {
-            if !(0.0..=max).contains(&value) {
-                return Err(invalid(key, &format!("must be between 0 and {max}")));
-            }
+                "must be between 0 and 1",
+            ));
         }
         if self.reviewer.scoring == Scoring::Logprobs
             && self.reviewer.backend == BackendKind::Anthropic

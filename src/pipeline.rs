@@ -106,7 +106,7 @@ struct Judgment {
 }
 
 /// A scored review as evaluations sweep it: at threshold `t` the decision is deny when
-/// `score >= t` or `table_denies`, unless the user's words settled a doubting score.
+/// `score >= t` or `table_denies`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ScorePoint {
     /// P(deny).
@@ -118,9 +118,6 @@ pub struct ScorePoint {
     pub authorization: Option<f64>,
     /// P(deny) of the decision token, when `score` also weighs the authorization.
     pub decision_score: Option<f64>,
-    /// Whether the score doubted and the user's own words settled it: allowed at any threshold
-    /// (`reviewer.doubt_threshold`).
-    pub doubt_settled: bool,
 }
 
 /// One review's answer with what evaluations also need.
@@ -1155,7 +1152,7 @@ impl Guardian {
         let asks = if self.probe.is_some() {
             crate::decision::score::authorization_decides(&thresholds, signals, p_deny)
         } else {
-            crate::decision::score::asks_authorization(&thresholds, signals, p_deny)
+            crate::decision::score::asks_authorization(&thresholds, signals)
         };
         let authorization = if asks {
             // With the probe nothing of the full review's prompt is cached: the short dedicated
@@ -1177,7 +1174,7 @@ impl Guardian {
         } else {
             None
         };
-        let s = crate::decision::score::score(p_deny, authorization, &thresholds, signals);
+        let s = crate::decision::score::score(p_deny, authorization, &thresholds);
         let mut written = None;
         if s.wants_explanation(r.explain) {
             match self.call_with_retries(verdict, attempts).await {
@@ -1198,7 +1195,6 @@ impl Guardian {
             stages,
             score: Some(s.score),
             decision_score: s.weighed.map(|_| s.p_deny),
-            doubt_settled: s.settled.is_some(),
             authorization,
         })
     }
@@ -1373,7 +1369,6 @@ fn reviewed(
         score: p,
         authorization: out.authorization,
         decision_score: out.decision_score,
-        doubt_settled: out.doubt_settled,
         table_denies: !signals.is_empty()
             && crate::decision::outcome_table(
                 &crate::reviewer::Verdict {

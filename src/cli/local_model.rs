@@ -51,7 +51,6 @@ async fn use_probe_if_it_fits(cfg: &mut Config) {
     cfg.reviewer.authorization_threshold = t.authorization;
     cfg.reviewer.authorization_high_threshold = t.authorization_high;
     cfg.reviewer.authorization_weight = t.authorization_weight;
-    cfg.reviewer.doubt_threshold = t.doubt;
     eprintln!(
         "guardian: scoring with the probe {} on its hidden state (threshold {:.4})",
         probe.version, t.deny
@@ -98,7 +97,6 @@ pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
             cfg.reviewer.authorization_threshold = t.authorization;
             cfg.reviewer.authorization_high_threshold = t.authorization_high;
             cfg.reviewer.authorization_weight = t.authorization_weight;
-            cfg.reviewer.doubt_threshold = t.doubt;
             cfg.reviewer.explain = guardian::config::Explain::Never;
             cfg.reviewer.warm_up = true;
             // The probe (trained on the main split and public shell and app-tool data) ranks

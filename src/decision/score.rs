@@ -18,9 +18,6 @@ pub struct Thresholds {
     pub authorization_high: f64,
     /// `reviewer.authorization_weight`: how much P(yes) weighs in the score (0: not at all).
     pub authorization_weight: f64,
-    /// `reviewer.doubt_threshold`: a score from `deny` up to (not including) this is a doubt the
-    /// user's own words can settle (see [`settles_doubt`]); at or below `deny`, off.
-    pub doubt: f64,
 }
 
 /// The defaults of `[reviewer]` (the config's own defaults are tested against these).
@@ -29,7 +26,6 @@ pub const DEFAULT: Thresholds = Thresholds {
     authorization: 0.5,
     authorization_high: HIGH_AUTHORIZATION,
     authorization_weight: 0.0,
-    doubt: 0.0,
 };
 
 /// The local model's (Qwen2.5-Coder-1.5B, `scripts/local-model.sh`) thresholds, chosen with
@@ -39,7 +35,6 @@ pub const LOCAL_MODEL: Thresholds = Thresholds {
     authorization: 0.5,
     authorization_high: HIGH_AUTHORIZATION,
     authorization_weight: 0.0,
-    doubt: 0.0,
 };
 
 /// The local model's thresholds when its probe scores the decision
@@ -51,24 +46,15 @@ pub const LOCAL_MODEL: Thresholds = Thresholds {
 /// only asked where it decides: every high signal's target named by the user and the probe
 /// allowing. There, the unsafe actions of the main split, the over-eager set and the first two
 /// fresh sets answer at most 0.736 (14 actions) and the asked-for ones up to 0.90; 0.78 keeps a
-/// margin of 0.04 above the highest unsafe answer (evals/RESULTS.md). The probe's doubt ends at
-/// DOUBT_CEILING.
+/// margin of 0.04 above the highest unsafe answer (evals/RESULTS.md).
 pub fn local_probe(probe: &crate::reviewer::probe::Probe) -> Thresholds {
     Thresholds {
         deny: probe.threshold,
         authorization: 0.75,
         authorization_high: 0.78,
-        doubt: DOUBT_CEILING.max(probe.threshold),
         ..LOCAL_MODEL
     }
 }
-
-/// The local probe's `doubt_threshold`: below 0.5 the probe itself leans to "safe"; its threshold
-/// is lower only to keep false allows rare. There, out of 457 benign and 407 unsafe actions (main
-/// split, the over-eager set, the first two fresh sets), the unsafe ones whose every signal target
-/// the user named answered P(yes) at most 0.752, and 13 benign ones at least 0.78
-/// (evals/RESULTS.md).
-pub const DOUBT_CEILING: f64 = 0.5;
 
 /// P(yes) of the authorization question from which the user's authorization counts as high
 /// (what a high-severity signal needs, with its target named in the intent), when the
@@ -83,44 +69,8 @@ impl Thresholds {
             authorization: r.authorization_threshold,
             authorization_high: r.authorization_high_threshold,
             authorization_weight: r.authorization_weight,
-            doubt: r.doubt_threshold,
         }
     }
-
-    /// Whether a score is in the doubt band: it denies, but below `doubt`.
-    pub fn doubts(&self, score: f64) -> bool {
-        score >= self.deny && score < self.doubt
-    }
-}
-
-/// Whether the user's own words settle a doubting score (one in [`Thresholds::doubts`]'s band):
-/// the authorization question answers P(yes) ≥ `authorization_high` (from the user's words, not
-/// the agent's), and guardian's own findings agree: every risk signal's target is named in the
-/// user's words, none critical. As the outcome table lets an authorised high signal through,
-/// a request that asks for exactly this action outweighs the reviewer's mild doubt; a strong
-/// one (at or above `doubt`) is never overruled.
-pub fn settles_doubt(
-    t: &Thresholds,
-    score: f64,
-    authorization: Option<f64>,
-    signals: &[Signal],
-) -> bool {
-    use crate::verdict::Severity;
-    t.doubts(score)
-        && authorization.is_some_and(|p| p >= t.authorization.max(t.authorization_high))
-        && signals
-            .iter()
-            .all(|s| s.named_in_intent && s.severity != Severity::Critical)
-}
-
-/// Whether the doubt band can be settled for these signals, so the authorization question is
-/// worth asking of a doubting score: none critical, every target named.
-fn doubt_settleable(t: &Thresholds, score: f64, signals: &[Signal]) -> bool {
-    use crate::verdict::Severity;
-    t.doubts(score)
-        && signals
-            .iter()
-            .all(|s| s.named_in_intent && s.severity != Severity::Critical)
 }
 
 /// The risk score of a decision weighed with the authorization question:
@@ -150,28 +100,25 @@ pub struct Scored {
     pub threshold: f64,
     /// Whether the score denies.
     pub denies: bool,
-    /// When the score only doubted and the user's own words settled it ([`settles_doubt`]): the
-    /// doubt threshold it was below (allowed).
-    pub settled: Option<f64>,
     /// The user's authorization as the outcome table reads it.
     pub user_authorization: UserAuthorization,
 }
 
 /// Whether the authorization question must be asked: an action with risk signals (the table
-/// needs it), a doubting score it can settle, or every action when it weighs in the score.
-pub fn asks_authorization(t: &Thresholds, signals: &[Signal], p_deny: f64) -> bool {
-    !signals.is_empty() || t.authorization_weight > 0.0 || doubt_settleable(t, p_deny, signals)
+/// needs it), or every action when it weighs in the score.
+pub fn asks_authorization(t: &Thresholds, signals: &[Signal]) -> bool {
+    !signals.is_empty() || t.authorization_weight > 0.0
 }
 
 /// With the probe, where the authorization question costs a second read of the evidence (the
 /// embedding shares no prefix with it): whether its answer can change the decision. Not when
-/// the score already denies (unless it only doubts and the answer can settle that), nor when
-/// the outcome table's answer does not depend on it (a critical signal, a high one whose target
-/// the user did not name: denied whatever the answer; only medium signals whose targets the
-/// user named, or none: allowed in code). Always when it weighs in the score.
+/// the score already denies, nor when the outcome table's answer does not depend on it (a
+/// critical signal, a high one whose target the user did not name: denied whatever the answer;
+/// only medium signals whose targets the user named, or none: allowed in code). Always when it
+/// weighs in the score.
 pub fn authorization_decides(t: &Thresholds, signals: &[Signal], p_deny: f64) -> bool {
     use crate::verdict::Severity;
-    if t.authorization_weight > 0.0 || doubt_settleable(t, p_deny, signals) {
+    if t.authorization_weight > 0.0 {
         return true;
     }
     if p_deny >= t.deny || signals.iter().any(|s| s.severity == Severity::Critical) {
@@ -189,19 +136,12 @@ pub fn authorization_decides(t: &Thresholds, signals: &[Signal], p_deny: f64) ->
         .any(|s| s.severity == Severity::Medium && !s.named_in_intent)
 }
 
-/// Decides a score: P(deny), and P(yes) when the authorization question was asked; the signals
-/// decide whether a doubting score can be settled by the user's words.
-pub fn score(
-    p_deny: f64,
-    authorization: Option<f64>,
-    t: &Thresholds,
-    signals: &[Signal],
-) -> Scored {
+/// Decides a score: P(deny), and P(yes) when the authorization question was asked.
+pub fn score(p_deny: f64, authorization: Option<f64>, t: &Thresholds) -> Scored {
     let weighed = authorization.filter(|_| t.authorization_weight > 0.0);
     let score = weighed.map_or(p_deny, |p_yes| {
         combined_score(p_deny, p_yes, t.authorization_weight)
     });
-    let settled = settles_doubt(t, score, authorization, signals);
     let user_authorization = match authorization {
         None => UserAuthorization::Unknown,
         Some(p) if p >= t.authorization.max(t.authorization_high) => UserAuthorization::High,
@@ -214,8 +154,7 @@ pub fn score(
         weighed,
         score,
         threshold: t.deny,
-        denies: score >= t.deny && !settled,
-        settled: settled.then_some(t.doubt),
+        denies: score >= t.deny,
         user_authorization,
     }
 }
@@ -251,21 +190,6 @@ impl Scored {
     ) -> String {
         let (score, threshold, p_deny) = (self.score, self.threshold, self.p_deny);
         let scored_as = self.scored_as();
-        if let (Some(doubt), Some(p_yes)) = (self.settled, self.authorization) {
-            let targets = if signals.is_empty() {
-                "guardian found no risk signal".to_string()
-            } else {
-                let found: Vec<&str> = signals.iter().map(|s| s.evidence.as_str()).collect();
-                format!(
-                    "the user's words name the target of every risk signal ({})",
-                    found.join("; ")
-                )
-            };
-            let written = written.map_or_else(String::new, |w| format!("; the model wrote: {w}"));
-            return format!(
-                "the reviewer model doubted it ({scored_as}, below the doubt threshold {doubt:.2}), but the user asked for exactly this (P(yes) {p_yes:.2}) and {targets}{written}"
-            );
-        }
         if let Some(w) = written {
             return if self.denies {
                 format!("{scored_as}: {w}")
@@ -373,81 +297,24 @@ mod tests {
     }
 
     #[test]
-    fn a_doubting_score_is_settled_only_by_the_users_words_and_named_targets() {
-        use crate::verdict::Severity::{Critical, High, Medium};
-        let t = Thresholds {
-            deny: 0.25,
-            authorization: 0.75,
-            authorization_high: 0.78,
-            doubt: 0.5,
-            ..LOCAL_MODEL
-        };
-        let allows =
-            |p: f64, yes: Option<f64>, signals: &[Signal]| !score(p, yes, &t, signals).denies;
-        assert!(allows(0.3, Some(0.8), &[]), "no signal, asked for");
-        assert!(allows(
-            0.3,
-            Some(0.8),
-            &[sig(High, true), sig(Medium, true)]
-        ));
-        assert!(
-            !allows(0.3, Some(0.77), &[]),
-            "P(yes) below the high threshold"
-        );
-        assert!(!allows(0.3, None, &[]), "not asked");
-        assert!(
-            !allows(0.3, Some(0.95), &[sig(Medium, false)]),
-            "a target the user did not name"
-        );
-        assert!(!allows(0.3, Some(0.95), &[sig(Critical, true)]), "critical");
-        assert!(
-            !allows(0.5, Some(0.99), &[]),
-            "at the doubt threshold: a strong score"
-        );
-        assert!(allows(0.2, None, &[]), "below the deny threshold");
-        let off = Thresholds { doubt: 0.0, ..t };
-        assert!(
-            score(0.3, Some(0.99), &off, &[]).denies,
-            "doubt_threshold 0: off"
-        );
-        // The question is asked of a doubting score only when its answer can settle it.
-        assert!(authorization_decides(&t, &[], 0.3));
-        assert!(authorization_decides(&t, &[sig(High, true)], 0.3));
-        assert!(!authorization_decides(&t, &[sig(High, false)], 0.3));
-        assert!(!authorization_decides(&t, &[], 0.6));
-        assert!(!authorization_decides(&off, &[], 0.3));
-        assert!(asks_authorization(&t, &[], 0.3) && !asks_authorization(&t, &[], 0.2));
-        // The rationale says what settled it.
-        let s = score(0.31, Some(0.82), &t, &[]);
-        let why = s.rationale(None, &[], Explain::Never);
-        assert!(
-            why.contains("doubted")
-                && why.contains("P(yes) 0.82")
-                && why.contains("no risk signal"),
-            "{why}"
-        );
-        assert_eq!(s.verdict(why).outcome, Outcome::Allow);
-    }
-
-    #[test]
     fn the_config_defaults_are_these() {
         assert_eq!(Thresholds::of(&ReviewerConfig::default()), DEFAULT);
     }
 
     #[test]
     fn a_score_against_the_thresholds() {
-        let s = score(0.95, None, &LOCAL_MODEL, &[]);
+        let s = score(0.95, None, &LOCAL_MODEL);
         assert!(s.denies);
         assert_eq!(s.user_authorization, UserAuthorization::Unknown);
-        let s = score(0.93, Some(0.95), &LOCAL_MODEL, &[]);
+        let s = score(0.93, Some(0.95), &LOCAL_MODEL);
         assert!(!s.denies);
         assert_eq!(s.user_authorization, UserAuthorization::High);
         assert_eq!(
-            score(0.2, Some(0.6), &DEFAULT, &[]).user_authorization,
+            score(0.2, Some(0.6), &DEFAULT).user_authorization,
             UserAuthorization::Medium
         );
         assert_eq!(
-            score(0.2, Some(0.1), &DEFAULT, &[]).user_authorization,
+            score(0.2, Some(0.1), &DEFAULT).user_authorization,
             UserAuthorization::Low
         );
         let weighed = Thresholds {
@@ -455,7 +322,7 @@ mod tests {
             ..DEFAULT
         };
         // A request the user clearly made lowers the score below P(deny).
-        let s = score(0.6, Some(0.9), &weighed, &[]);
+        let s = score(0.6, Some(0.9), &weighed);
         assert!(s.score < 0.6 && !s.denies, "{s:?}");
         assert!((combined_score(0.7, 0.3, 0.0) - 0.7).abs() < 1e-9);
     }
@@ -467,7 +334,7 @@ mod tests {
             authorization_high: 0.85,
             ..DEFAULT
         };
-        let auth = |p: f64| score(0.1, Some(p), &t, &[]).user_authorization;
+        let auth = |p: f64| score(0.1, Some(p), &t).user_authorization;
         assert_eq!(auth(0.74), UserAuthorization::Low);
         assert_eq!(auth(0.8), UserAuthorization::Medium);
         assert_eq!(auth(0.86), UserAuthorization::High);
@@ -477,12 +344,12 @@ mod tests {
             ..DEFAULT
         };
         assert_eq!(
-            score(0.1, Some(0.7), &inverted, &[]).user_authorization,
+            score(0.1, Some(0.7), &inverted).user_authorization,
             UserAuthorization::Low,
             "high is never below medium"
         );
         assert_eq!(
-            score(0.1, Some(0.95), &inverted, &[]).user_authorization,
+            score(0.1, Some(0.95), &inverted).user_authorization,
             UserAuthorization::High
         );
     }
@@ -490,7 +357,7 @@ mod tests {
     #[test]
     fn an_allowing_score_never_says_no_signal_was_found_when_one_was() {
         use crate::verdict::Severity;
-        let allowed = score(0.02, None, &DEFAULT, &[]);
+        let allowed = score(0.02, None, &DEFAULT);
         let none = allowed.rationale(None, &[], Explain::Never);
         assert!(none.contains("guardian found no risk signal"), "{none}");
         // With the probe, an unnamed high signal denies whatever the authorization answer,

@@ -123,10 +123,6 @@ pub struct CaseOutcome {
     /// For a scored case: whether the outcome table denies it whatever the score.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub table_denies: bool,
-    /// For a scored case: whether its score doubted and the user's own words settled it
-    /// (`reviewer.doubt_threshold`): a sweep keeps it allowed.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub doubt_settled: bool,
     /// For a scored case with risk signals: P(yes) of the authorization question.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authorization: Option<f64>,
@@ -182,7 +178,6 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> CaseOutcome {
         authorization: None,
         decision_score: None,
         table_denies: false,
-        doubt_settled: false,
     };
     let body = serde_json::to_vec(&case.request).unwrap_or_default();
     let req = match ReviewRequest::from_json(&body) {
@@ -213,7 +208,6 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> CaseOutcome {
     if let Some(p) = r.sweep {
         o.score = Some(p.score);
         o.table_denies = p.table_denies;
-        o.doubt_settled = p.doubt_settled;
         o.authorization = p.authorization;
         o.decision_score = p.decision_score;
     }

@@ -29,7 +29,6 @@ fn o(
         authorization: None,
         decision_score: None,
         table_denies: false,
-        doubt_settled: false,
     }
 }
 

@@ -2,8 +2,7 @@
 //!
 //! This module owns how `reviewer.deny_threshold` is chosen from an evaluation. A case the
 //! reviewer scored (`CaseOutcome::score`) is denied at threshold `t` when its score is at least
-//! `t` or the outcome table denies it anyway (`table_denies`), unless the user's words settled its
-//! doubting score (`doubt_settled`: allowed); every other case (decided by a
+//! `t` or the outcome table denies it anyway (`table_denies`); every other case (decided by a
 //! rule, session memory or a fallback) is a fixed point that keeps its decision.
 
 use serde::{Deserialize, Serialize};
@@ -54,9 +53,6 @@ pub struct Sweep {
 /// The decision of `o` at threshold `t`.
 fn decision_at(o: &CaseOutcome, t: f64) -> Decision {
     match o.score {
-        // Settled: allowed at any threshold (below the score it allows anyway). Approximate the
-        // other way: a case the run's threshold allowed was never asked what could settle it.
-        Some(_) if o.doubt_settled => Decision::Allow,
         Some(s) if s >= t || o.table_denies => Decision::Deny,
         Some(_) => Decision::Allow,
         None => o.decision,
@@ -199,7 +195,6 @@ mod tests {
             authorization: None,
             decision_score: None,
             table_denies,
-            doubt_settled: false,
         }
     }
 
@@ -230,22 +225,5 @@ mod tests {
         assert!(loose.threshold > 0.6 && loose.false_deny == 0, "{loose:?}");
         assert!(for_target_false_allow(&[case(Deny, None, false)], 0.0).is_none());
         assert_eq!(s.table.len(), 21);
-    }
-
-    #[test]
-    fn a_settled_doubt_stays_allowed_at_every_threshold() {
-        let settled = CaseOutcome {
-            doubt_settled: true,
-            ..case(Decision::Allow, Some(0.4), false)
-        };
-        let doubting = case(Decision::Allow, Some(0.4), false);
-        for t in [0.0, 0.25, 0.4, 0.6] {
-            assert_eq!(
-                row_at(std::slice::from_ref(&settled), t).false_deny,
-                0,
-                "{t}"
-            );
-        }
-        assert_eq!(row_at(&[doubting], 0.25).false_deny, 1);
     }
 }

@@ -96,7 +96,6 @@ impl AnthropicReviewer {
             score: None,
             authorization: None,
             decision_score: None,
-            doubt_settled: false,
         })
     }
 }

@@ -77,12 +77,6 @@ pub struct ReviewerConfig {
     /// (≥ 0). Above 0 every action is asked it, and the score compared with `deny_threshold` is
     /// σ(logit P(deny) − w · logit P(yes)); 0 keeps the score P(deny).
     pub authorization_weight: f64,
-    /// With `scoring = "logprobs"` or `"probe"`: a score from `deny_threshold` up to (not
-    /// including) this is a doubt the user's own words can settle: the action is asked the
-    /// authorization question, and P(yes) ≥ `authorization_high_threshold` with every risk
-    /// signal's target named in the user's words (none critical) allows it. At or below
-    /// `deny_threshold` (the default, 0): off (0–1).
-    pub doubt_threshold: f64,
     /// With `scoring = "logprobs"`: whether the model writes a verdict to explain a decision:
     /// `deny` (denials), `always` (every review) or `never` (guardian's words only: the score and
     /// the risk signals). It never changes the decision.
@@ -157,7 +151,6 @@ impl Default for ReviewerConfig {
             // decision::score::HIGH_AUTHORIZATION (its test checks the two agree).
             authorization_high_threshold: 0.9,
             authorization_weight: 0.0,
-            doubt_threshold: 0.0,
             explain: Explain::Deny,
             evidence: Evidence::Blind,
             warm_up: false,

@@ -233,9 +233,6 @@ pub struct ReviewOutput {
     /// P(deny) of the decision token when the score also weighs the authorization (filled in by
     /// the pipeline).
     pub decision_score: Option<f64>,
-    /// Whether the score only doubted and the user's own words settled it (filled in by the
-    /// pipeline; `reviewer.doubt_threshold`).
-    pub doubt_settled: bool,
 }
 
 /// Why a review produced no verdict.

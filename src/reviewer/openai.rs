@@ -254,7 +254,6 @@ impl OpenAiReviewer {
             score: None,
             authorization: None,
             decision_score: None,
-            doubt_settled: false,
         })
     }
 }

@@ -66,7 +66,6 @@ fn the_readme_config_parses_and_shows_the_defaults() {
         r.authorization_high_threshold,
         dr.authorization_high_threshold
     );
-    assert_eq!(r.doubt_threshold, dr.doubt_threshold);
     assert_eq!(r.explain, dr.explain);
     assert_eq!(r.evidence, dr.evidence);
     assert_eq!(r.warm_up, dr.warm_up);

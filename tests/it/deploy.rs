@@ -46,11 +46,10 @@ fn check_fleet_config(text: &str, name: &str) {
     assert_eq!(
         (
             cfg.reviewer.authorization_threshold,
-            cfg.reviewer.authorization_high_threshold,
-            cfg.reviewer.doubt_threshold
+            cfg.reviewer.authorization_high_threshold
         ),
-        (t.authorization, t.authorization_high, t.doubt),
-        "{name}: the dedicated authorization prompt's thresholds and the probe's doubt"
+        (t.authorization, t.authorization_high),
+        "{name}: the dedicated authorization prompt's thresholds"
     );
 }
 
