@@ -135,10 +135,9 @@ pub(super) fn gh_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
     }
     // `gh api` writing an organisation's settings or a repository's permissions: who and what
     // may act, changed for everyone.
-    let writes = a.windows(2).any(|w| {
-        matches!(w[0].as_str(), "-X" | "--method")
-            && matches!(w[1].to_ascii_uppercase().as_str(), "PUT" | "PATCH" | "POST")
-    }) || has(c, &["-f", "-F", "--field", "--raw-field"]);
+    let method = gh_api_method(a);
+    let writes = matches!(method.as_deref(), Some("PUT" | "PATCH" | "POST"))
+        || has(c, &["-f", "-F", "--field", "--raw-field"]);
     let settings = a.iter().skip(1).any(|x| {
         let p = x.trim_start_matches('/');
         !x.starts_with('-')
@@ -156,13 +155,7 @@ pub(super) fn gh_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
         ));
     }
     // `gh api -X DELETE …`: whatever the path names, deleted.
-    let delete = a
-        .windows(2)
-        .any(|w| matches!(w[0].as_str(), "-X" | "--method") && w[1].eq_ignore_ascii_case("delete"))
-        || a.iter().any(|x| {
-            x.eq_ignore_ascii_case("-XDELETE") || x.eq_ignore_ascii_case("--method=delete")
-        });
-    if a.first().is_some_and(|x| x == "api") && delete {
+    if a.first().is_some_and(|x| x == "api") && method.as_deref() == Some("DELETE") {
         let path = a
             .iter()
             .skip(1)
@@ -191,6 +184,20 @@ pub(super) fn gh_signals(c: &SimpleCommand, out: &mut Vec<Signal>) {
             a.get(2).map_or("repository", String::as_str),
         ));
     }
+}
+
+/// The HTTP method a `gh api` call names (`-X M`, `-XM`, `--method M`, `--method=M`), upper-cased.
+fn gh_api_method(a: &[String]) -> Option<String> {
+    a.iter().enumerate().find_map(|(i, x)| {
+        let inline = x
+            .strip_prefix("--method=")
+            .or_else(|| x.strip_prefix("-X").filter(|m| !m.is_empty()));
+        match (x.as_str(), inline) {
+            (_, Some(m)) => Some(m.to_ascii_uppercase()),
+            ("-X" | "--method", None) => a.get(i + 1).map(|m| m.to_ascii_uppercase()),
+            _ => None,
+        }
+    })
 }
 
 /// What others share, closed, cancelled or deleted through `gh` (issues, pull requests,
