@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::request::ReviewRequest;
+use crate::request::{RefusalReport, ReviewRequest};
 use crate::verdict::ReviewResponse;
 
 /// The OpenAPI 3.0 document.
@@ -13,6 +13,7 @@ pub fn document() -> Value {
     let mut generator = schemars::generate::SchemaSettings::openapi3().into_generator();
     let request = generator.subschema_for::<ReviewRequest>();
     let response = generator.subschema_for::<ReviewResponse>();
+    let refusal = generator.subschema_for::<RefusalReport>();
     let mut schemas = generator.take_definitions(true);
     schemas.insert(
         "Error".into(),
@@ -42,7 +43,19 @@ pub fn document() -> Value {
                     "200": {"description": "The decision (allow or deny), recorded in the audit log",
                             "content": {"application/json": {"schema": response}}},
                     "400": {"description": "Invalid request; the body names the field", "content": error.clone()},
-                    "413": {"description": "Body larger than server.max_body_bytes", "content": error}
+                    "413": {"description": "Body larger than server.max_body_bytes", "content": error.clone()}
+                }
+            }},
+            "/v1/refusals": {"post": {
+                "operationId": "reportRefusal",
+                "summary": "Record a tool call an integration refused before any review (an unknown tool, unreadable input)",
+                "requestBody": {"required": true, "content": {"application/json": {"schema": refusal}}},
+                "responses": {
+                    "201": {"description": "Recorded in the audit log; the record's id",
+                            "content": {"application/json": {"schema": {"type": "object", "required": ["id"],
+                                "properties": {"id": {"type": "string"}}}}}},
+                    "400": {"description": "Invalid report; the body names the field", "content": error.clone()},
+                    "500": {"description": "The audit record could not be written", "content": error}
                 }
             }},
             "/v1/hooks/claude-code": {"post": {

@@ -148,7 +148,7 @@ pub struct Refusal<'a> {
     pub client: &'a str,
     /// The call's working directory, when given.
     pub cwd: &'a str,
-    /// `unknown_tool` or `invalid_input`: the record's `error`.
+    /// `unknown_tool`, `invalid_input` or `repeated_call`: the record's `error`.
     pub error: &'static str,
     /// Why: the record's rationale.
     pub reason: &'a str,
@@ -156,6 +156,25 @@ pub struct Refusal<'a> {
     pub message: &'a str,
     /// True when the agent's own permission prompt decides (`[hooks] unreviewed = "ask"`).
     pub deferred_to_user: bool,
+}
+
+impl<'a> Refusal<'a> {
+    /// The refusal an integration reported (`POST /v1/refusals`, or an in-process integration),
+    /// for `client`.
+    pub fn of(report: &'a crate::request::RefusalReport, client: &'a str) -> Refusal<'a> {
+        Refusal {
+            tool: &report.tool,
+            input: report.input.as_ref(),
+            session_id: report.session_id.as_deref(),
+            agent: &report.agent,
+            client,
+            cwd: report.cwd.as_deref().unwrap_or(""),
+            error: report.error.as_str(),
+            reason: &report.reason,
+            message: &report.message,
+            deferred_to_user: report.deferred_to_user,
+        }
+    }
 }
 
 /// The identities of one review.

@@ -1,6 +1,7 @@
 //! The API v1 request: what an agent asks guardian to judge.
 //!
-//! This module owns the wire types of `POST /v1/review` and their decoding. Decoding is strict:
+//! This module owns the wire types of `POST /v1/review` (and of `POST /v1/refusals`, a tool call
+//! an integration refused before any review) and their decoding. Decoding is strict:
 //! an unknown field anywhere is an error that names the field's path (`action.comand`), so a typo
 //! in an integration fails loudly instead of silently dropping a constraint.
 
@@ -220,6 +221,72 @@ pub struct Retry {
     pub previous_review_id: Option<String>,
 }
 
+/// `POST /v1/refusals`: a tool call an integration refused before any review (a tool guardian
+/// does not model, input it cannot read), reported by an integration that decides through a
+/// running server (`guardian mcp --server`, the OpenCode bridge of `guardian run`), so that the
+/// server's audit log holds every answer given in its name.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefusalReport {
+    /// The tool's (or OpenCode permission's) name as the agent gave it; empty when unreadable.
+    pub tool: String,
+    /// The tool's input as the agent gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<serde_json::Value>,
+    /// The agent's session id, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// The integration that refused (`mcp`, `opencode`).
+    pub agent: String,
+    /// The call's working directory, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Why no action could be reviewed.
+    pub error: RefusalKind,
+    /// Why, in words: the record's rationale.
+    pub reason: String,
+    /// What the agent was told.
+    pub message: String,
+    /// True when the agent's own permission prompt decides instead (`unreviewed = "ask"`).
+    #[serde(default)]
+    pub deferred_to_user: bool,
+}
+
+/// Why a tool call never became an action to review.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusalKind {
+    /// A tool (or permission kind) guardian does not model.
+    UnknownTool,
+    /// A call whose input guardian could not read.
+    InvalidInput,
+    /// The agent repeating the same call (OpenCode's `doom_loop`).
+    RepeatedCall,
+}
+
+impl RefusalKind {
+    /// The audit record's `error`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefusalKind::UnknownTool => "unknown_tool",
+            RefusalKind::InvalidInput => "invalid_input",
+            RefusalKind::RepeatedCall => "repeated_call",
+        }
+    }
+}
+
+impl RefusalReport {
+    /// Decodes a report strictly (an unknown or missing field is named); `agent` must not be
+    /// empty.
+    pub fn from_json(body: &[u8]) -> Result<Self, RequestError> {
+        let r: RefusalReport = decode(body)?;
+        if r.agent.trim().is_empty() {
+            return Err(RequestError::new("agent", "must not be empty"));
+        }
+        Ok(r)
+    }
+}
+
 /// A request that could not be decoded or is not acceptable.
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 #[error("{message}")]
@@ -231,7 +298,7 @@ pub struct RequestError {
 }
 
 impl RequestError {
-    fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         RequestError {
             field: field.into(),
             message: message.into(),
@@ -333,27 +400,7 @@ impl ReviewRequest {
 
     /// Decodes a request body, naming the offending field on error, then validates it.
     pub fn from_json(body: &[u8]) -> Result<Self, RequestError> {
-        // The common case decodes directly; only a failure is decoded again, tracking the path,
-        // to name the field in the error.
-        if let Ok(req) = serde_json::from_slice::<ReviewRequest>(body) {
-            req.validate()?;
-            return Ok(req);
-        }
-        let de = &mut serde_json::Deserializer::from_slice(body);
-        let req: ReviewRequest = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            let message = inner.to_string();
-            // For an unknown field serde reports the parent's path; name the field itself.
-            let field = match unknown_field_name(&message) {
-                Some(name) if path == "." => name.to_string(),
-                Some(name) if path == name || path.ends_with(&format!(".{name}")) => path,
-                Some(name) => format!("{path}.{name}"),
-                None if message.contains("missing field") => missing_field(&path, &message),
-                None => path,
-            };
-            RequestError::new(field, message)
-        })?;
+        let req: ReviewRequest = decode(body)?;
         req.validate()?;
         Ok(req)
     }
@@ -422,6 +469,29 @@ impl ReviewRequest {
 
 /// Paths one escalation may name, at most (each is reviewed on its own).
 pub const MAX_ESCALATION_PATHS: usize = 64;
+
+/// Decodes a body strictly, naming the offending field's path in the error. The common case
+/// decodes directly; only a failure is decoded again, tracking the path, to name the field.
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, RequestError> {
+    if let Ok(v) = serde_json::from_slice::<T>(body) {
+        return Ok(v);
+    }
+    let de = &mut serde_json::Deserializer::from_slice(body);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let message = inner.to_string();
+        // For an unknown field serde reports the parent's path; name the field itself.
+        let field = match unknown_field_name(&message) {
+            Some(name) if path == "." => name.to_string(),
+            Some(name) if path == name || path.ends_with(&format!(".{name}")) => path,
+            Some(name) => format!("{path}.{name}"),
+            None if message.contains("missing field") => missing_field(&path, &message),
+            None => path,
+        };
+        RequestError::new(field, message)
+    })
+}
 
 fn unknown_field_name(message: &str) -> Option<&str> {
     let rest = message.strip_prefix("unknown field `")?;

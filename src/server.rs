@@ -107,6 +107,7 @@ pub fn router_with_gate(gate: Arc<Gate>) -> Router {
     let limit = guardian.config().server.max_body_bytes;
     let mut router = Router::new()
         .route("/v1/review", post(review))
+        .route("/v1/refusals", post(refusals))
         .route("/v1/policy", get(policy));
     // A hook endpoint per agent with hooks: `/v1/hooks/claude-code`, `/v1/hooks/codex`.
     for agent in Agent::with_hooks() {
@@ -314,6 +315,41 @@ async fn review(
         .or_else(|| req.session.as_ref().and_then(|s| s.agent.clone()))
         .unwrap_or_else(|| "anonymous".to_string());
     Json(g.review(req, &client).await).into_response()
+}
+
+/// `POST /v1/refusals`: a tool call an integration refused before any review, recorded in the
+/// audit log (201 with the record's id). The client is the authenticated one, else the report's
+/// agent; 400 names a bad field; 500 when the record could not be written.
+async fn refusals(
+    State(g): State<Arc<Guardian>>,
+    client: Option<Extension<Client>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match body {
+        Ok(b) => b,
+        Err(rejection) => return error_response(rejection.status(), ".", &rejection.body_text()),
+    };
+    let report = match crate::request::RefusalReport::from_json(&body) {
+        Ok(r) => r,
+        Err(e) => return error_response(StatusCode::BAD_REQUEST, &e.field, &e.message),
+    };
+    let client = client
+        .and_then(|Extension(Client(c))| c)
+        .unwrap_or_else(|| report.agent.clone());
+    match g
+        .record_refusal(&crate::pipeline::Refusal::of(&report, &client))
+        .await
+    {
+        Ok(id) => (StatusCode::CREATED, Json(json!({"id": id}))).into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "audit write failed for a reported refusal");
+            error_response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                ".",
+                &format!("the refusal could not be recorded in the audit log: {e}"),
+            )
+        }
+    }
 }
 
 /// `?unreviewed=deny|ask` on a hook URL, which overrides `[hooks] unreviewed` for that hook.

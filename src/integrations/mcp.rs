@@ -5,14 +5,15 @@
 //! `tools/list`, `tools/call` and `ping`. The `approve` tool takes `{tool_name, input,
 //! tool_use_id?}` and returns one text item holding `{"behavior":"allow","updatedInput":{…}}` or
 //! `{"behavior":"deny","message":"…"}`. Decisions come from a [`Decider`]: the in-process
-//! pipeline, or a running server (any failure to reach it is a deny).
+//! pipeline, or a running server (any failure to reach it is a deny). A call refused before any
+//! review (an unknown tool, unreadable input) is recorded where the decisions are audited.
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::claude_code::{HookInput, Translation, translate};
 use crate::config::Unreviewed;
-use crate::request::ReviewRequest;
+use crate::request::{RefusalKind, RefusalReport, ReviewRequest};
 use crate::verdict::{Decision, ReviewResponse};
 
 /// The MCP protocol version answered when the client names none.
@@ -53,12 +54,20 @@ pub enum DecideError {
         /// Why.
         source: reqwest::Error,
     },
+    /// A refusal could not be written to the audit log.
+    #[error("the refusal could not be recorded in the audit log: {0}")]
+    Audit(std::io::Error),
 }
 
 /// Where decisions come from.
 pub trait Decider: Send + Sync {
     /// Reviews a request; an error is a failure to get any answer.
     fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, DecideError>>;
+
+    /// Records a tool call refused before any review (a tool guardian does not model, input it
+    /// cannot read) where this decider's decisions are audited, so the audit log holds every
+    /// answer. An error means it was not recorded: the caller refuses all the same.
+    fn refuse(&self, report: RefusalReport) -> BoxFuture<'_, Result<(), DecideError>>;
 
     /// Reviews requests that must all be allowed, with the same rule as
     /// [`crate::pipeline::Guardian::review_all`]: a hard deny answers, an unreviewed deny
@@ -143,9 +152,7 @@ pub async fn handle(msg: &Value, decider: &dyn Decider, cwd: &str) -> Option<Val
 pub async fn approve(args: &Value, decider: &dyn Decider, cwd: &str) -> Value {
     let deny = |message: String| json!({"behavior": "deny", "message": message});
     let input = args.get("input").cloned().unwrap_or(Value::Null);
-    let Some(tool) = args.get("tool_name").and_then(Value::as_str) else {
-        return deny("denied by guardian: tool_name is missing".into());
-    };
+    let tool = args.get("tool_name").and_then(Value::as_str).unwrap_or("");
     let hook = HookInput {
         hook_event_name: "PreToolUse".into(),
         session_id: None,
@@ -159,22 +166,47 @@ pub async fn approve(args: &Value, decider: &dyn Decider, cwd: &str) -> Value {
         approval_context: None,
         agent: None,
     };
-    match translate(&hook) {
-        Ok(Translation::Pass(_)) => json!({"behavior": "allow", "updatedInput": input}),
-        Ok(Translation::Review(reqs)) => match decider.decide_all(reqs, Unreviewed::Deny).await {
-            Ok(resp) if resp.decision == Decision::Allow => {
-                json!({"behavior": "allow", "updatedInput": input})
-            }
-            Ok(resp) => deny(resp.message),
-            Err(e) => deny(format!(
-                "denied by guardian: no decision could be obtained ({e})"
-            )),
-        },
-        Ok(Translation::Unknown(tool)) => deny(format!(
-            "denied by guardian: tool {tool:?} is not known to guardian, and nobody can be asked in -p mode"
-        )),
-        Err(e) => deny(format!("denied by guardian: {e}")),
+    let translated = if tool.is_empty() {
+        Err("tool_name is missing".to_string())
+    } else {
+        translate(&hook).map_err(|e| e.to_string())
+    };
+    let (error, reason) = match translated {
+        Ok(Translation::Pass(_)) => return json!({"behavior": "allow", "updatedInput": input}),
+        Ok(Translation::Review(reqs)) => {
+            return match decider.decide_all(reqs, Unreviewed::Deny).await {
+                Ok(resp) if resp.decision == Decision::Allow => {
+                    json!({"behavior": "allow", "updatedInput": input})
+                }
+                Ok(resp) => deny(resp.message),
+                Err(e) => deny(format!(
+                    "denied by guardian: no decision could be obtained ({e})"
+                )),
+            };
+        }
+        Ok(Translation::Unknown(tool)) => (
+            RefusalKind::UnknownTool,
+            format!("tool {tool:?} is not known to guardian, and nobody can be asked in -p mode"),
+        ),
+        Err(e) => (RefusalKind::InvalidInput, e),
+    };
+    // Refused before any review: recorded like a decision (a failed record is still a deny).
+    let message = format!("denied by guardian: {reason}");
+    let report = RefusalReport {
+        tool: tool.to_string(),
+        input: Some(input),
+        session_id: None,
+        agent: "mcp".into(),
+        cwd: Some(cwd.to_string()),
+        error,
+        reason,
+        message: message.clone(),
+        deferred_to_user: false,
+    };
+    if let Err(e) = decider.refuse(report).await {
+        tracing::error!(error = %e, tool, "a refused tool call could not be recorded");
     }
+    deny(message)
 }
 
 /// Serves MCP on stdin/stdout until stdin closes.
@@ -215,6 +247,16 @@ impl Decider for InProcess {
         Box::pin(async move { Ok(self.0.review(req, self.1).await) })
     }
 
+    fn refuse(&self, report: RefusalReport) -> BoxFuture<'_, Result<(), DecideError>> {
+        Box::pin(async move {
+            self.0
+                .record_refusal(&crate::pipeline::Refusal::of(&report, self.1))
+                .await
+                .map(|_| ())
+                .map_err(DecideError::Audit)
+        })
+    }
+
     fn decide_all(
         &self,
         reqs: Vec<ReviewRequest>,
@@ -233,6 +275,7 @@ impl Decider for InProcess {
 pub struct Remote {
     client: reqwest::Client,
     url: String,
+    refusals_url: String,
 }
 
 impl Remote {
@@ -241,30 +284,47 @@ impl Remote {
         Ok(Remote {
             client: crate::transport::http_client(timeout)?,
             url: format!("{}/v1/review", base.trim_end_matches('/')),
+            refusals_url: format!("{}/v1/refusals", base.trim_end_matches('/')),
         })
     }
 }
 
+impl Remote {
+    /// A POST of `body` to `url`, with the client token when one is set.
+    async fn post<T: serde::Serialize>(
+        &self,
+        url: &str,
+        body: &T,
+    ) -> Result<reqwest::Response, DecideError> {
+        let mut request = self.client.post(url).json(body);
+        if let Some(token) = crate::transport::client_token() {
+            request = request.bearer_auth(token);
+        }
+        let resp = request
+            .send()
+            .await
+            .map_err(|source| DecideError::Unreachable {
+                url: url.to_string(),
+                source,
+            })?;
+        if !resp.status().is_success() {
+            return Err(DecideError::Status {
+                url: url.to_string(),
+                status: resp.status(),
+            });
+        }
+        Ok(resp)
+    }
+}
+
 impl Decider for Remote {
+    fn refuse(&self, report: RefusalReport) -> BoxFuture<'_, Result<(), DecideError>> {
+        Box::pin(async move { self.post(&self.refusals_url, &report).await.map(|_| ()) })
+    }
+
     fn decide(&self, req: ReviewRequest) -> BoxFuture<'_, Result<ReviewResponse, DecideError>> {
         Box::pin(async move {
-            let mut request = self.client.post(&self.url).json(&req);
-            if let Some(token) = crate::transport::client_token() {
-                request = request.bearer_auth(token);
-            }
-            let resp = request
-                .send()
-                .await
-                .map_err(|source| DecideError::Unreachable {
-                    url: self.url.clone(),
-                    source,
-                })?;
-            if !resp.status().is_success() {
-                return Err(DecideError::Status {
-                    url: self.url.clone(),
-                    status: resp.status(),
-                });
-            }
+            let resp = self.post(&self.url, &req).await?;
             resp.json::<ReviewResponse>()
                 .await
                 .map_err(|source| DecideError::InvalidAnswer {

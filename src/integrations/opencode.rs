@@ -338,12 +338,9 @@ pub async fn decide_in(
     if NO_OP_PERMISSIONS.contains(&p.permission.as_str()) {
         return Reply::Once;
     }
-    let undecided = |why: String| match mode {
-        Unreviewed::Ask => Reply::Leave(why),
-        Unreviewed::Deny => Reply::Reject(format!("denied by guardian: {why}")),
-    };
+    let refused = |e: PermissionError| refuse(p, decider, cwd, mode, e);
     if p.permission == "doom_loop" {
-        return undecided(PermissionError::DoomLoop.to_string());
+        return refused(PermissionError::DoomLoop).await;
     }
     let reqs = match requests(p, cwd) {
         Ok(r) => r
@@ -354,8 +351,7 @@ pub async fn decide_in(
                 req
             })
             .collect(),
-        Err(e @ PermissionError::Unknown(_)) => return undecided(e.to_string()),
-        Err(e) => return Reply::Reject(format!("denied by guardian: {e}")),
+        Err(e) => return refused(e).await,
     };
     match decider.decide_all(reqs, mode).await {
         Ok(resp) if resp.decision == Decision::Allow => Reply::Once,
@@ -367,6 +363,53 @@ pub async fn decide_in(
             "denied by guardian: no decision could be obtained ({e})"
         )),
     }
+}
+
+/// A permission request that never became an action to review, answered and recorded where the
+/// decisions are audited: a `doom_loop` or an unknown kind is left to the user in `Ask` mode and
+/// rejected in `Deny` mode; a request without patterns is rejected. A failed record is logged;
+/// the answer stands (it is never an allow).
+async fn refuse(
+    p: &PermissionRequest,
+    decider: &dyn Decider,
+    cwd: Option<&str>,
+    mode: Unreviewed,
+    e: PermissionError,
+) -> Reply {
+    use crate::request::{RefusalKind, RefusalReport};
+    let why = e.to_string();
+    let undecided = match mode {
+        Unreviewed::Ask => Reply::Leave(why.clone()),
+        Unreviewed::Deny => Reply::Reject(format!("denied by guardian: {why}")),
+    };
+    let (error, reply) = match e {
+        PermissionError::NoPatterns(_) => (
+            RefusalKind::InvalidInput,
+            Reply::Reject(format!("denied by guardian: {why}")),
+        ),
+        PermissionError::DoomLoop => (RefusalKind::RepeatedCall, undecided),
+        PermissionError::Unknown(_) => (RefusalKind::UnknownTool, undecided),
+    };
+    let (message, deferred_to_user) = match &reply {
+        Reply::Leave(m) => (m.clone(), true),
+        Reply::Reject(m) => (m.clone(), false),
+        Reply::Once => (String::new(), false),
+    };
+    let report = RefusalReport {
+        tool: p.permission.clone(),
+        input: Some(json!({"patterns": p.patterns, "metadata": p.metadata})),
+        session_id: p.session_id.clone(),
+        agent: "opencode".into(),
+        cwd: cwd.map(str::to_string),
+        error,
+        reason: why,
+        message,
+        deferred_to_user,
+    };
+    if let Err(e) = decider.refuse(report).await {
+        tracing::error!(error = %e, permission = %p.permission, "a refused permission request could not be recorded");
+    }
+    reply
 }
 
 /// The bridge between one OpenCode server and a decider.

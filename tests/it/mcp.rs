@@ -103,8 +103,46 @@ fn mcp_approval_tool_over_stdio() {
     assert_eq!(allowed, json!({"behavior": "allow", "updatedInput": input}));
     let todo = c.approve(5, "TodoWrite", json!({"todos": []}));
     assert_eq!(todo["behavior"], "allow");
-    let unknown = c.approve(6, "FancyTool", json!({}));
+    let unknown = c.approve(6, "FancyTool", json!({"x": 1}));
     assert_eq!(unknown["behavior"], "deny");
+    let nameless = c.approve(9, "", json!({}));
+    assert_eq!(nameless["behavior"], "deny");
+    assert!(
+        nameless["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("tool_name is missing"),
+        "{nameless}"
+    );
+    // Refused before any review, and still in the audit log, as every decision is.
+    let audit = std::fs::read_to_string(dir.path().join("a.jsonl")).expect("audit");
+    let recs: Vec<Value> = audit
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let refused = |tool: &str| {
+        recs.iter()
+            .find(|r| r["action"]["tool"] == tool)
+            .cloned()
+            .unwrap_or_else(|| panic!("no record for {tool:?}: {audit}"))
+    };
+    let r = refused("FancyTool");
+    assert_eq!(
+        (
+            &r["error"],
+            &r["agent"],
+            &r["decision"],
+            &r["action"]["input"]
+        ),
+        (
+            &json!("unknown_tool"),
+            &json!("mcp"),
+            &json!("deny"),
+            &json!({"x": 1})
+        ),
+        "{r}"
+    );
+    assert_eq!(refused("")["error"], "invalid_input");
 
     let err = c.call(json!({"jsonrpc": "2.0", "id": 7, "method": "resources/list"}));
     assert_eq!(err["error"]["code"], -32601);
@@ -177,4 +215,100 @@ async fn a_remote_decider_reviews_every_request_of_a_set() {
     assert_eq!(resp.decision, guardian::Decision::Deny);
     let audit = std::fs::read_to_string(dir.path().join("server-audit.jsonl")).expect("audit");
     assert_eq!(audit.lines().count(), 3, "{audit}");
+    // A refusal before any review is recorded by the server too (POST /v1/refusals).
+    let report = guardian::request::RefusalReport {
+        tool: "FancyTool".into(),
+        input: Some(json!({"x": 1})),
+        session_id: Some("ses-remote".into()),
+        agent: "mcp".into(),
+        cwd: Some("/work/repo".into()),
+        error: guardian::request::RefusalKind::UnknownTool,
+        reason: "tool \"FancyTool\" is not known to guardian".into(),
+        message: "denied by guardian".into(),
+        deferred_to_user: false,
+    };
+    remote.refuse(report).await.expect("recorded");
+    let audit = std::fs::read_to_string(dir.path().join("server-audit.jsonl")).expect("audit");
+    let last: Value = serde_json::from_str(audit.lines().last().unwrap_or("")).expect("JSON");
+    assert_eq!(audit.lines().count(), 4, "{audit}");
+    assert_eq!(
+        (&last["error"], &last["action"]["tool"], &last["session_id"]),
+        (
+            &json!("unknown_tool"),
+            &json!("FancyTool"),
+            &json!("ses-remote")
+        ),
+        "{last}"
+    );
+    // A server that cannot be reached: an error, never a silent success.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let down = Remote::new(
+        &format!("http://127.0.0.1:{port}"),
+        std::time::Duration::from_secs(2),
+    )
+    .expect("remote");
+    let again = guardian::request::RefusalReport::from_json(
+        br#"{"tool": "X", "agent": "mcp", "error": "unknown_tool", "reason": "r", "message": "m"}"#,
+    )
+    .expect("valid");
+    assert!(down.refuse(again).await.is_err());
+}
+
+/// `POST /v1/refusals` records a refusal (201 with its id) and names a bad field (400).
+#[tokio::test]
+async fn the_refusals_endpoint_records_and_names_bad_fields() {
+    let h = crate::common::Harness::new("[reviewer]\nbackend = \"none\"\n");
+    let body = json!({"tool": "mystery", "agent": "opencode", "error": "unknown_tool",
+        "reason": "permission \"mystery\" is not known to guardian", "message": "left to the user",
+        "deferred_to_user": true, "session_id": "ses-1"});
+    let (status, resp) = h
+        .call("POST", "/v1/refusals", Some(body.to_string().into_bytes()))
+        .await;
+    assert_eq!(status.as_u16(), 201, "{resp}");
+    let id = resp["id"].as_str().expect("an id");
+    let rec = h.audit_of(id);
+    assert_eq!(
+        (
+            &rec["error"],
+            &rec["deferred_to_user"],
+            &rec["client"],
+            &rec["decided_by"]
+        ),
+        (
+            &json!("unknown_tool"),
+            &json!(true),
+            &json!("opencode"),
+            &json!("fallback")
+        ),
+        "{rec}"
+    );
+    for (bad, field) in [
+        (
+            json!({"tool": "x", "agent": "a", "error": "nope", "reason": "r", "message": "m"}),
+            "error",
+        ),
+        (
+            json!({"tool": "x", "error": "unknown_tool", "reason": "r", "message": "m"}),
+            "agent",
+        ),
+        (
+            json!({"tool": "x", "agent": " ", "error": "unknown_tool", "reason": "r", "message": "m"}),
+            "agent",
+        ),
+        (
+            json!({"tool": "x", "agent": "a", "error": "unknown_tool", "reason": "r", "message": "m", "extra": 1}),
+            "extra",
+        ),
+    ] {
+        let (status, resp) = h
+            .call("POST", "/v1/refusals", Some(bad.to_string().into_bytes()))
+            .await;
+        assert_eq!(status.as_u16(), 400, "{bad}: {resp}");
+        assert_eq!(resp["error"]["field"], field, "{bad}: {resp}");
+    }
+    assert_eq!(h.audit_records().len(), 1, "a bad report records nothing");
 }

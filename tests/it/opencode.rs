@@ -326,6 +326,25 @@ async fn the_bridge_defers_to_the_user_only_when_nothing_could_review() {
             .any(|r| r["deferred_to_user"] == true && r["action"]["command"] == "git commit -m x"),
         "{recs:?}"
     );
+    // So are the requests that never became an action: one record per mode, rejected (Deny)
+    // or left to the user (Ask).
+    for (permission, error) in [("doom_loop", "repeated_call"), ("mystery", "unknown_tool")] {
+        let of: Vec<&Value> = recs
+            .iter()
+            .filter(|r| r["action"]["tool"] == permission)
+            .collect();
+        assert_eq!(of.len(), 2, "{permission}: {recs:?}");
+        for r in &of {
+            assert_eq!(r["error"], error, "{r}");
+            assert_eq!(r["agent"], "opencode", "{r}");
+            assert_eq!(r["decision"], "deny", "{r}");
+        }
+        assert_eq!(
+            of.iter().filter(|r| r["deferred_to_user"] == true).count(),
+            1,
+            "{permission}: the Ask mode's record says the user was asked"
+        );
+    }
 }
 
 /// An event stream that connects but never delivers (as one opened in `opencode serve`'s first
