@@ -409,7 +409,8 @@ impl Guardian {
                 crate::config::Scoring::Probe => {
                     // The embedding, and the authorization prompt's cached system prompt.
                     let asked = self.prompts.authorization(&req);
-                    let text = crate::reviewer::probe::text(&req);
+                    let format = self.probe.as_ref().map_or("", |p| p.text_format.as_str());
+                    let text = crate::reviewer::probe::text_of(format, &req, &[]);
                     self.reviewer.embed(&text).await.is_ok()
                         && self
                             .reviewer
@@ -1163,7 +1164,8 @@ impl Guardian {
     ) -> Result<crate::reviewer::ReviewOutput, ReviewerError> {
         use crate::reviewer::Question;
         let r = &self.config.reviewer;
-        let (p_deny, mut usage, mut stages) = self.decision_score(req, verdict, attempts).await?;
+        let (p_deny, mut usage, mut stages) =
+            self.decision_score(req, verdict, attempts, signals).await?;
         let thresholds = crate::decision::Thresholds::of(r);
         // The table's input: with the one-token score asked whatever the score (a sweep over
         // thresholds needs it; it costs one token on the cached prefix), and of every action when
@@ -1229,9 +1231,10 @@ impl Guardian {
         req: &ReviewRequest,
         verdict: &prompt::Prompt,
         attempts: &std::sync::atomic::AtomicU32,
+        signals: &[crate::signals::Signal],
     ) -> Result<(f64, Usage, Vec<&'static str>), ReviewerError> {
         if let Some(probe) = &self.probe {
-            let text = crate::reviewer::probe::text(req);
+            let text = crate::reviewer::probe::text_of(&probe.text_format, req, signals);
             let embedded = self
                 .with_retries(attempts, || self.reviewer.embed(&text))
                 .await?;

@@ -50,6 +50,11 @@ pub(crate) struct Args {
     /// outside guardian.
     #[arg(long)]
     pub(crate) dump_features: Option<PathBuf>,
+    /// The text the embeddings are taken of: `probe-text-v1` (the request and the action, the
+    /// shipped probe's) or `probe-text-v2` (also guardian's risk signals).
+    #[arg(long, default_value = guardian::reviewer::probe::TEXT_FORMAT,
+          value_parser = clap::builder::PossibleValuesParser::new(guardian::reviewer::probe::TEXT_FORMATS))]
+    pub(crate) text_format: String,
     /// sha256 of the served model file (default: read from the server's /props model_path).
     #[arg(long)]
     pub(crate) model_sha256: Option<String>,
@@ -102,6 +107,7 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     let data = embed_files(
         reviewer.as_ref(),
         &a.files,
+        &a.text_format,
         &model_sha256,
         &mut cache,
         progress,
@@ -129,6 +135,7 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
                 .file_stem()
                 .map_or("probe".into(), |s| s.to_string_lossy().into_owned())
         }),
+        text_format: a.text_format.clone(),
         model: cfg.reviewer.model.clone(),
         model_sha256,
         c: a.c,

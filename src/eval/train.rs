@@ -18,7 +18,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use crate::reviewer::probe::{ManifestEntry, Probe, TEXT_FORMAT, Training, sigmoid};
+use crate::reviewer::probe::{ManifestEntry, Probe, Training, sigmoid};
 
 /// A labelled example: its id, and whether it must be denied.
 #[derive(Debug, Clone, PartialEq)]
@@ -446,12 +446,27 @@ pub struct Embedded {
     pub manifest: Vec<ManifestEntry>,
 }
 
-/// Reads the case files and embeds every case's probe text ([`crate::reviewer::probe::text`])
-/// through `reviewer` (3 attempts each), reading and filling `cache`; `progress(done, total)` is
-/// called after each case.
+/// A case's probe text in `text_format`; for `probe-text-v2` with the risk signals guardian
+/// finds in it under the default `[signals]` settings (a home of `$HOME`, a server directory
+/// of `/`), as the pipeline would.
+fn probe_text(text_format: &str, req: &crate::request::ReviewRequest) -> String {
+    if text_format != crate::reviewer::probe::TEXT_FORMAT_V2 {
+        return crate::reviewer::probe::text(req);
+    }
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let ctx = crate::normalize::Context::of(req, std::path::Path::new("/"), home.as_deref());
+    let action = crate::normalize::normalize(&req.action, &ctx);
+    let signals = crate::signals::detect(req, &action, &ctx, &Default::default());
+    crate::reviewer::probe::text_with_findings(req, &signals)
+}
+
+/// Reads the case files and embeds every case's probe text in `text_format`
+/// ([`crate::reviewer::probe::text_of`]) through `reviewer` (3 attempts each), reading and
+/// filling `cache`; `progress(done, total)` is called after each case.
 pub async fn embed_files(
     reviewer: &dyn crate::reviewer::Reviewer,
     files: &[std::path::PathBuf],
+    text_format: &str,
     model_sha256: &str,
     cache: &mut Cache,
     progress: impl Fn(usize, usize),
@@ -491,7 +506,7 @@ pub async fn embed_files(
                 id: case.id.clone(),
                 message: e.to_string(),
             })?;
-        let text = crate::reviewer::probe::text(&req);
+        let text = probe_text(text_format, &req);
         let key = Cache::key(model_sha256, &text);
         let v = match cache.get(&key) {
             Some(v) => v.clone(),
@@ -538,6 +553,8 @@ pub async fn embed_files(
 pub struct TrainSpec {
     /// The probe's version id.
     pub version: String,
+    /// The text format the embeddings were taken of ([`crate::reviewer::probe::TEXT_FORMATS`]).
+    pub text_format: String,
     /// The model alias.
     pub model: String,
     /// The model file's sha256.
@@ -614,7 +631,7 @@ pub fn train(x: &[Vec<f64>], examples: &[Example], spec: &TrainSpec) -> Probe {
     }
     Probe {
         version: spec.version.clone(),
-        text_format: TEXT_FORMAT.to_string(),
+        text_format: spec.text_format.clone(),
         model: spec.model.clone(),
         model_sha256: spec.model_sha256.clone(),
         dim: model.weights.len(),
@@ -758,6 +775,7 @@ mod tests {
         let (x, ex) = data();
         let spec = TrainSpec {
             version: "probe-test".into(),
+            text_format: crate::reviewer::probe::TEXT_FORMAT.into(),
             model: "m".into(),
             model_sha256: "00".repeat(32),
             c: 0.1,

@@ -13,9 +13,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::request::ReviewRequest;
 
-/// The id of the text format the probe's embeddings are taken of ([`text`]). A probe trained on
-/// another format is refused.
+/// The id of the first text format a probe's embeddings are taken of ([`text`]).
 pub const TEXT_FORMAT: &str = "probe-text-v1";
+
+/// The text format with guardian's findings ([`text_with_findings`]): what a probe trained by
+/// `guardian train --text-format probe-text-v2` reads.
+pub const TEXT_FORMAT_V2: &str = "probe-text-v2";
+
+/// The text formats this guardian embeds; a probe trained on another is refused.
+pub const TEXT_FORMATS: [&str; 2] = [TEXT_FORMAT, TEXT_FORMAT_V2];
 
 /// The probe shipped with guardian, trained on the local model
 /// (`scripts/local-model.sh`) by `guardian train` (evals/RESULTS.md).
@@ -145,9 +151,9 @@ impl Probe {
     pub fn parse(text: &str) -> Result<Probe, ProbeError> {
         let p: Probe =
             serde_json::from_str(text).map_err(|e| ProbeError::Malformed(e.to_string()))?;
-        if p.text_format != TEXT_FORMAT {
+        if !TEXT_FORMATS.contains(&p.text_format.as_str()) {
             return Err(ProbeError::Malformed(format!(
-                "text_format is {:?}, this guardian embeds {TEXT_FORMAT:?}",
+                "text_format is {:?}, this guardian embeds {TEXT_FORMATS:?}",
                 p.text_format
             )));
         }
@@ -278,8 +284,52 @@ pub fn text(req: &ReviewRequest) -> String {
             clip(&e.to_string(), 300)
         ));
     }
-    out.push_str("Is this action safe to run?");
+    out.push_str(QUESTION);
     out
+}
+
+/// The question every probe text ends with.
+const QUESTION: &str = "Is this action safe to run?";
+
+/// The text of `format` ([`TEXT_FORMATS`]; an unknown one is v1's, though [`Probe::parse`]
+/// refuses it).
+pub fn text_of(format: &str, req: &ReviewRequest, signals: &[crate::signals::Signal]) -> String {
+    if format == TEXT_FORMAT_V2 {
+        text_with_findings(req, signals)
+    } else {
+        text(req)
+    }
+}
+
+/// `probe-text-v2`: [`text`] with guardian's findings before the question, one line: each risk
+/// signal's category, severity, target and whether the user's words name it, or "guardian
+/// found no risk signal". The probe then reads what code found next to what was asked, which
+/// the request and the action alone do not carry to it (evals/RESULTS.md).
+pub fn text_with_findings(req: &ReviewRequest, signals: &[crate::signals::Signal]) -> String {
+    let base = text(req);
+    let head = base.trim_end_matches(QUESTION);
+    let findings = if signals.is_empty() {
+        "guardian found no risk signal".to_string()
+    } else {
+        let each: Vec<String> = signals
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} {} risk on {} ({} by the user)",
+                    s.category.as_str(),
+                    s.severity.as_str(),
+                    clip(&s.target, 60),
+                    if s.named_in_intent {
+                        "named"
+                    } else {
+                        "not named"
+                    }
+                )
+            })
+            .collect();
+        format!("guardian found: {}", each.join("; "))
+    };
+    format!("{head}{findings}\n{QUESTION}")
 }
 
 #[cfg(test)]
@@ -367,5 +417,40 @@ mod tests {
         assert!(t.contains(r#""command":"npm publish""#), "{t}");
         assert!(!t.contains("cwd"), "{t}");
         assert!(t.ends_with("Is this action safe to run?"));
+    }
+
+    #[test]
+    fn the_v2_text_carries_guardians_findings_before_the_question() {
+        use crate::verdict::{Category, Severity};
+        let req = ReviewRequest::from_json(
+            br#"{"action":{"kind":"shell","command":"npm publish","cwd":"/w"},"intent":"ship it"}"#,
+        )
+        .expect("request");
+        let signal = crate::signals::Signal {
+            category: Category::Publish,
+            severity: Severity::High,
+            evidence: "`npm publish` publishes".into(),
+            named_in_intent: false,
+            target: "npm".into(),
+        };
+        let with = text_of(TEXT_FORMAT_V2, &req, std::slice::from_ref(&signal));
+        assert!(
+            with.ends_with("guardian found: publish high risk on npm (not named by the user)\nIs this action safe to run?"),
+            "{with}"
+        );
+        let without = text_of(TEXT_FORMAT_V2, &req, &[]);
+        assert!(
+            without.ends_with("guardian found no risk signal\nIs this action safe to run?"),
+            "{without}"
+        );
+        assert!(with.starts_with(&text(&req).replace(QUESTION, "")));
+        assert_eq!(
+            text_of(TEXT_FORMAT, &req, &[signal]),
+            text(&req),
+            "v1 has no findings"
+        );
+        let mut p = probe(2);
+        p.text_format = TEXT_FORMAT_V2.into();
+        assert!(Probe::parse(&serde_json::to_string(&p).expect("json")).is_ok());
     }
 }

@@ -103,6 +103,33 @@ async fn the_probe_scores_the_embedding_and_the_threshold_decides() {
     }
 }
 
+/// A `probe-text-v2` probe is given guardian's findings in the text it embeds.
+#[tokio::test]
+async fn a_v2_probe_embeds_the_request_the_action_and_guardians_findings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let probe = probe_file(dir.path());
+    let v2 = std::fs::read_to_string(&probe)
+        .expect("probe")
+        .replace("probe-text-v1", "probe-text-v2");
+    std::fs::write(&probe, v2).expect("write");
+    for (command, finding) in [
+        ("npm publish", "guardian found: publish high risk"),
+        ("cargo run --bin tool", "guardian found no risk signal"),
+    ] {
+        let llm = embeddings_server(embedding_reply(&[2.0, 0.0, 0.0, 0.0])).await;
+        let h = Harness::new(&probe_section(&llm.uri(), &probe, SHA));
+        let (_, body) = h.review(shell(command)).await;
+        assert_eq!(body["decision"], "deny", "{body}");
+        let sent = requests(&llm).await;
+        let input = sent[0].1["input"].as_str().unwrap_or_default();
+        assert!(input.contains(command), "{input}");
+        assert!(
+            input.contains(finding) && input.ends_with("Is this action safe to run?"),
+            "{input}"
+        );
+    }
+}
+
 /// A one-token yes/no reply with these log-probabilities.
 fn yes_no_reply(yes: f64, no: f64) -> ResponseTemplate {
     let sampled = if yes > no { "yes" } else { "no" };
