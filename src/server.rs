@@ -285,29 +285,42 @@ pub fn error_response(status: StatusCode, field: &str, message: &str) -> Respons
         .into_response()
 }
 
+/// A JSON endpoint's request, decoded by `from_json`, or the error answer: 413 naming
+/// `server.max_body_bytes`, 400 naming the bad field.
+fn decoded<T>(
+    g: &Guardian,
+    body: Result<Bytes, BytesRejection>,
+    from_json: impl Fn(&[u8]) -> Result<T, crate::request::RequestError>,
+) -> Result<T, Box<Response>> {
+    let body = body.map_err(|rejection| {
+        let status = rejection.status();
+        let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+            format!(
+                "request body is larger than the limit of {} bytes (server.max_body_bytes)",
+                g.config().server.max_body_bytes
+            )
+        } else {
+            rejection.body_text()
+        };
+        Box::new(error_response(status, ".", &message))
+    })?;
+    from_json(&body).map_err(|e| {
+        Box::new(error_response(
+            StatusCode::BAD_REQUEST,
+            &e.field,
+            &e.message,
+        ))
+    })
+}
+
 async fn review(
     State(g): State<Arc<Guardian>>,
     client: Option<Extension<Client>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let body = match body {
-        Ok(b) => b,
-        Err(rejection) => {
-            let status = rejection.status();
-            let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
-                format!(
-                    "request body is larger than the limit of {} bytes (server.max_body_bytes)",
-                    g.config().server.max_body_bytes
-                )
-            } else {
-                rejection.body_text()
-            };
-            return error_response(status, ".", &message);
-        }
-    };
-    let req = match ReviewRequest::from_json(&body) {
+    let req = match decoded(&g, body, ReviewRequest::from_json) {
         Ok(r) => r,
-        Err(e) => return error_response(StatusCode::BAD_REQUEST, &e.field, &e.message),
+        Err(resp) => return *resp,
     };
     // An authenticated client is who it says; without tokens, the agent named in the request.
     let client = client
@@ -325,13 +338,9 @@ async fn refusals(
     client: Option<Extension<Client>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let body = match body {
-        Ok(b) => b,
-        Err(rejection) => return error_response(rejection.status(), ".", &rejection.body_text()),
-    };
-    let report = match crate::request::RefusalReport::from_json(&body) {
+    let report = match decoded(&g, body, crate::request::RefusalReport::from_json) {
         Ok(r) => r,
-        Err(e) => return error_response(StatusCode::BAD_REQUEST, &e.field, &e.message),
+        Err(resp) => return *resp,
     };
     let client = client
         .and_then(|Extension(Client(c))| c)
