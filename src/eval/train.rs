@@ -450,14 +450,15 @@ pub struct Embedded {
 /// finds in it under the default `[signals]` settings (a home of `$HOME`, a server directory
 /// of `/`), as the pipeline would.
 fn probe_text(text_format: &str, req: &crate::request::ReviewRequest) -> String {
-    if text_format != crate::reviewer::probe::TEXT_FORMAT_V2 {
-        return crate::reviewer::probe::text(req);
-    }
-    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-    let ctx = crate::normalize::Context::of(req, std::path::Path::new("/"), home.as_deref());
-    let action = crate::normalize::normalize(&req.action, &ctx);
-    let signals = crate::signals::detect(req, &action, &ctx, &Default::default());
-    crate::reviewer::probe::text_with_findings(req, &signals)
+    let signals = if text_format == crate::reviewer::probe::TEXT_FORMAT_V2 {
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let ctx = crate::normalize::Context::of(req, std::path::Path::new("/"), home.as_deref());
+        let action = crate::normalize::normalize(&req.action, &ctx);
+        crate::signals::detect(req, &action, &ctx, &Default::default())
+    } else {
+        Vec::new()
+    };
+    crate::reviewer::probe::text_of(text_format, req, &signals)
 }
 
 /// Reads the case files and embeds every case's probe text in `text_format`

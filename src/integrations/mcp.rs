@@ -287,9 +287,7 @@ impl Remote {
             refusals_url: format!("{}/v1/refusals", base.trim_end_matches('/')),
         })
     }
-}
 
-impl Remote {
     /// A POST of `body` to `url`, with the client token when one is set.
     async fn post<T: serde::Serialize>(
         &self,

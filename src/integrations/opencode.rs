@@ -378,22 +378,17 @@ async fn refuse(
 ) -> Reply {
     use crate::request::{RefusalKind, RefusalReport};
     let why = e.to_string();
-    let undecided = match mode {
-        Unreviewed::Ask => Reply::Leave(why.clone()),
-        Unreviewed::Deny => Reply::Reject(format!("denied by guardian: {why}")),
+    let error = match e {
+        PermissionError::NoPatterns(_) => RefusalKind::InvalidInput,
+        PermissionError::DoomLoop => RefusalKind::RepeatedCall,
+        PermissionError::Unknown(_) => RefusalKind::UnknownTool,
     };
-    let (error, reply) = match e {
-        PermissionError::NoPatterns(_) => (
-            RefusalKind::InvalidInput,
-            Reply::Reject(format!("denied by guardian: {why}")),
-        ),
-        PermissionError::DoomLoop => (RefusalKind::RepeatedCall, undecided),
-        PermissionError::Unknown(_) => (RefusalKind::UnknownTool, undecided),
-    };
-    let (message, deferred_to_user) = match &reply {
-        Reply::Leave(m) => (m.clone(), true),
-        Reply::Reject(m) => (m.clone(), false),
-        Reply::Once => (String::new(), false),
+    // Nothing could review it: the user's own prompt in `Ask` mode; a malformed request never.
+    let deferred_to_user = mode == Unreviewed::Ask && error != RefusalKind::InvalidInput;
+    let message = if deferred_to_user {
+        why.clone()
+    } else {
+        format!("denied by guardian: {why}")
     };
     let report = RefusalReport {
         tool: p.permission.clone(),
@@ -403,13 +398,17 @@ async fn refuse(
         cwd: cwd.map(str::to_string),
         error,
         reason: why,
-        message,
+        message: message.clone(),
         deferred_to_user,
     };
     if let Err(e) = decider.refuse(report).await {
         tracing::error!(error = %e, permission = %p.permission, "a refused permission request could not be recorded");
     }
-    reply
+    if deferred_to_user {
+        Reply::Leave(message)
+    } else {
+        Reply::Reject(message)
+    }
 }
 
 /// The bridge between one OpenCode server and a decider.

@@ -261,6 +261,11 @@ fn clip(text: &str, max: usize) -> String {
 /// `cwd`, an escalation when one is asked, and one question. Short on purpose: ~70 tokens embed
 /// in about a second on two cores.
 pub fn text(req: &ReviewRequest) -> String {
+    format!("{}{QUESTION}", text_head(req))
+}
+
+/// Every line of the probe text before its question.
+fn text_head(req: &ReviewRequest) -> String {
     let request = req
         .users_request()
         .unwrap_or_else(|| "(none given)".to_string());
@@ -284,7 +289,6 @@ pub fn text(req: &ReviewRequest) -> String {
             clip(&e.to_string(), 300)
         ));
     }
-    out.push_str(QUESTION);
     out
 }
 
@@ -306,8 +310,7 @@ pub fn text_of(format: &str, req: &ReviewRequest, signals: &[crate::signals::Sig
 /// found no risk signal". The probe then reads what code found next to what was asked, which
 /// the request and the action alone do not carry to it (evals/RESULTS.md).
 pub fn text_with_findings(req: &ReviewRequest, signals: &[crate::signals::Signal]) -> String {
-    let base = text(req);
-    let head = base.trim_end_matches(QUESTION);
+    let head = text_head(req);
     let findings = if signals.is_empty() {
         "guardian found no risk signal".to_string()
     } else {
