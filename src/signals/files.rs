@@ -27,6 +27,15 @@ pub(super) const BUILD_OUTPUT: &[&str] = &[
     "bin",
     "obj",
     ".parcel-cache",
+    ".nyc_output",
+    "htmlcov",
+    ".coverage",
+    ".ruff_cache",
+    ".hypothesis",
+    ".eslintcache",
+    ".svelte-kit",
+    ".angular",
+    ".sass-cache",
     "public/build",
     "*.pyc",
     "*.o",
@@ -529,6 +538,13 @@ pub(super) fn is_build_output(target: &str) -> bool {
     })
 }
 
+/// A lock file git leaves in a repository's `.git` (`index.lock`, `HEAD.lock`,
+/// `refs/heads/main.lock`).
+fn git_lock_file(p: &Path) -> bool {
+    let s = p.to_string_lossy();
+    s.ends_with(".lock") && (s.contains("/.git/") || s.starts_with(".git/"))
+}
+
 pub(super) fn rm_signals(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Signal>) {
     let name = c.argv.first().map(|a| base(a)).unwrap_or("");
     let recursive = has_short(c, 'r') || has_short(c, 'R') || has(c, &["--recursive"]);
@@ -552,6 +568,18 @@ pub(super) fn rm_signals(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Signal>
                 Category::Destructive,
                 Severity::Critical,
                 format!("`{}` deletes {s} and everything under it", c.text),
+                &s,
+            ));
+        } else if !recursive && name == "rm" && git_lock_file(&p) {
+            // A stale lock left by a crashed git (`index.lock exists`): removing it loses no
+            // data unless a git process is still writing.
+            out.push(sig(
+                Category::Destructive,
+                Severity::Medium,
+                format!(
+                    "`{}` removes git's lock file {s}; a git process still running would lose its write",
+                    c.text
+                ),
                 &s,
             ));
         } else if (recursive || force || name == "shred") && !is_build_output(t) {

@@ -14,6 +14,9 @@ pub(super) fn supply_chain_signals(c: &SimpleCommand, name: &str, out: &mut Vec<
     if !name_ok {
         return;
     }
+    let pip_like = name.starts_with("pip")
+        || name == "uv"
+        || name.starts_with("python") && a.get(1).is_some_and(|x| x == "pip");
     let index = a.iter().enumerate().find_map(|(i, x)| {
         for f in [
             "--index-url",
@@ -31,7 +34,9 @@ pub(super) fn supply_chain_signals(c: &SimpleCommand, name: &str, out: &mut Vec<
                 return Some(format!("{f} {v}"));
             }
         }
-        (x == "-i").then(|| format!("-i {}", a.get(i + 1).map_or("", String::as_str)))
+        // `-i` is pip's `--index-url`; to cargo (`cargo tree -i`: invert) and the others it
+        // is something else.
+        (x == "-i" && pip_like).then(|| format!("-i {}", a.get(i + 1).map_or("", String::as_str)))
     });
     if let Some(idx) = index {
         out.push(sig(

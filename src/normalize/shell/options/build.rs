@@ -166,6 +166,70 @@ pub const CARGO_BENCH: &str = concat!(
 "#
 );
 
+/// `cargo tree`: prints the dependency graph (it may resolve and write `Cargo.lock`, as a build
+/// does).
+pub const CARGO_TREE: &str = concat!(
+    cargo_global_after!(),
+    r#"
+-p --package =
+--workspace
+--all
+--exclude =
+-e --edges =
+-i --invert =
+--prune =
+--depth =
+--prefix =
+--no-dedupe
+-d --duplicates
+--charset =
+-f --format =
+-F --features =
+--all-features
+--no-default-features
+--target =
+--all-targets
+--no-dev-dependencies
+--no-indent
+--prefix-depth
+--manifest-path = read
+--lockfile-path = write: reads and updates the lockfile at that path
+--ignore-rust-version
+"#
+);
+
+/// `cargo metadata`: prints the workspace's packages and their resolved dependencies as JSON.
+pub const CARGO_METADATA: &str = concat!(
+    cargo_global_after!(),
+    r#"
+--no-deps
+--format-version =
+--filter-platform =
+-F --features =
+--all-features
+--no-default-features
+--manifest-path = read
+--lockfile-path = write: reads and updates the lockfile at that path
+"#
+);
+
+/// `cargo clean`: deletes the workspace's target directory, which a build recreates. Another
+/// directory named as the target is deleted whatever it holds, so naming one is an effect.
+pub const CARGO_CLEAN: &str = concat!(
+    cargo_global_after!(),
+    r#"
+-p --package =
+--doc
+-n --dry-run
+-r --release
+--profile =
+--target =
+--target-dir = changes: deletes that directory, whatever it holds
+--manifest-path = read
+--lockfile-path = write: reads and updates the lockfile at that path
+"#
+);
+
 /// `cargo fmt` (without `--check` it rewrites the source files; that is the
 /// subcommand's job, not an option's).
 pub const CARGO_FMT: &str = r#"

@@ -393,6 +393,27 @@ pub fn check_assignments(env: &[WordValue], out: &mut Vec<Finding>) {
     }
 }
 
+/// `cargo clean` deletes the target directory: a variable that moves it (`CARGO_TARGET_DIR=src`)
+/// names a directory deleted whatever it holds, not one written.
+pub fn target_dir_deleted(env: &[WordValue], out: &mut Vec<Finding>) {
+    for w in env {
+        let Some((name, value)) = w.text.split_once('=') else {
+            continue;
+        };
+        if matches!(name, "CARGO_TARGET_DIR" | "CARGO_BUILD_TARGET_DIR") {
+            let value_word = WordValue {
+                text: value.to_string(),
+                ..w.clone()
+            };
+            out.push(
+                Finding::new(&w.text, name, Effect::Changes, Some(value_word)).because(&format!(
+                    "sets {name}: `cargo clean` deletes that directory, whatever it holds"
+                )),
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -389,6 +389,9 @@ pub fn check(argv: &[WordValue], env: &[WordValue]) -> Option<Vec<Finding>> {
     let mut out = Vec::new();
     read_against(c, &argv[n..], &mut out);
     env::check_assignments(env, &mut out);
+    if *head == "cargo clean" {
+        env::target_dir_deleted(env, &mut out);
+    }
     Some(out)
 }
 
