@@ -364,6 +364,14 @@ pub fn effects(name: &str, args: &[WordValue]) -> Effects {
     let mut e = Effects::default();
     if let Some((_, f)) = FAMILIES.iter().find(|(names, _)| names.contains(&name)) {
         f(name, args, &mut e);
+    } else if name.starts_with("python")
+        && args.first().is_some_and(|w| w.text == "-m")
+        && args
+            .get(1)
+            .is_some_and(|w| matches!(w.text.as_str(), "pip" | "pip3"))
+    {
+        // `python3 -m pip install -i URL …` contacts the index as `pip` does.
+        fx_pip("pip", &args[2..], &mut e);
     }
     e
 }
