@@ -45,16 +45,26 @@ async fn use_probe_if_it_fits(cfg: &mut Config) {
         return;
     }
     let t = guardian::decision::local_probe(&probe);
-    cfg.reviewer.scoring = guardian::config::Scoring::Probe;
+    score_with(cfg, guardian::config::Scoring::Probe, &t);
     cfg.reviewer.model_sha256 = Some(sha);
-    cfg.reviewer.deny_threshold = t.deny;
-    cfg.reviewer.authorization_threshold = t.authorization;
-    cfg.reviewer.authorization_high_threshold = t.authorization_high;
-    cfg.reviewer.authorization_weight = t.authorization_weight;
     eprintln!(
         "guardian: scoring with the probe {} on its hidden state (threshold {:.4})",
         probe.version, t.deny
     );
+}
+
+/// Scores the reviewer's decisions by `scoring` against thresholds `t`: the one place the
+/// local model's four thresholds are written into the config.
+fn score_with(
+    cfg: &mut Config,
+    scoring: guardian::config::Scoring,
+    t: &guardian::decision::Thresholds,
+) {
+    cfg.reviewer.scoring = scoring;
+    cfg.reviewer.deny_threshold = t.deny;
+    cfg.reviewer.authorization_threshold = t.authorization;
+    cfg.reviewer.authorization_high_threshold = t.authorization_high;
+    cfg.reviewer.authorization_weight = t.authorization_weight;
 }
 
 /// With the embedded defaults, use the local reviewer model when one is serving on loopback
@@ -91,12 +101,8 @@ pub(crate) async fn use_local_model_if_running(cfg: &mut Config) {
             // llama.cpp returns log-probabilities: decide by a score with the thresholds
             // chosen on the main split (evals/RESULTS.md), and warm the prompt prefix. Its
             // written verdicts cost seconds per denial: guardian writes the reasons.
-            cfg.reviewer.scoring = guardian::config::Scoring::Logprobs;
             let t = guardian::decision::LOCAL_MODEL;
-            cfg.reviewer.deny_threshold = t.deny;
-            cfg.reviewer.authorization_threshold = t.authorization;
-            cfg.reviewer.authorization_high_threshold = t.authorization_high;
-            cfg.reviewer.authorization_weight = t.authorization_weight;
+            score_with(cfg, guardian::config::Scoring::Logprobs, &t);
             cfg.reviewer.explain = guardian::config::Explain::Never;
             cfg.reviewer.warm_up = true;
             // The probe (trained on the main split and public shell and app-tool data) ranks
