@@ -95,6 +95,32 @@ fn replica(dir: &std::path::Path, redis_port: u16, reviewer: &str) -> Server {
     Server::start_with_audit(&sub, PUSH_DENIED, &extra)
 }
 
+/// One Redis, the allowing fake reviewer, and two replicas sharing both.
+struct Fleet {
+    redis: Redis,
+    llm: wiremock::MockServer,
+    a: Server,
+    b: Server,
+    _dir: tempfile::TempDir,
+}
+
+impl Fleet {
+    async fn start() -> Fleet {
+        let redis = Redis::start();
+        let llm = allowing_reviewer().await;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let a = replica(dir.path(), redis.port, &llm.uri());
+        let b = replica(dir.path(), redis.port, &llm.uri());
+        Fleet {
+            redis,
+            llm,
+            a,
+            b,
+            _dir: dir,
+        }
+    }
+}
+
 fn client() -> reqwest::Client {
     guardian::transport::http_client(std::time::Duration::from_secs(30)).expect("a client")
 }
@@ -131,13 +157,13 @@ fn in_session(command: &str, session: &str) -> Value {
 #[tokio::test]
 #[ignore = "needs redis-server (apt-get install redis-server); .ci/run installs it and runs these"]
 async fn two_replicas_share_the_breaker_and_remembered_approvals() {
-    let redis = Redis::start();
-    let llm = allowing_reviewer().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (a, b) = (
-        replica(dir.path(), redis.port, &llm.uri()),
-        replica(dir.path(), redis.port, &llm.uri()),
-    );
+    let Fleet {
+        redis: _redis,
+        llm,
+        a,
+        b,
+        _dir,
+    } = Fleet::start().await;
 
     // Three denials in a row, split across the replicas, trip the breaker on the third.
     let push = in_session("git push origin main", "ses-breaker");
@@ -186,13 +212,13 @@ async fn two_replicas_share_the_breaker_and_remembered_approvals() {
 #[tokio::test]
 #[ignore = "needs redis-server (apt-get install redis-server); .ci/run installs it and runs these"]
 async fn with_redis_down_replicas_fail_closed_and_recover_when_it_returns() {
-    let redis = Redis::start();
-    let llm = allowing_reviewer().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (a, b) = (
-        replica(dir.path(), redis.port, &llm.uri()),
-        replica(dir.path(), redis.port, &llm.uri()),
-    );
+    let Fleet {
+        redis,
+        llm,
+        a,
+        b,
+        _dir,
+    } = Fleet::start().await;
     let run = in_session("cargo run --bin tool", "ses-down");
     assert_eq!(post(&a.addr, &run).await["decided_by"], "reviewer");
     assert_eq!(post(&b.addr, &run).await["decided_by"], "session");
