@@ -31,23 +31,8 @@ done
 cd "$ROOT"
 cargo build --release --quiet --bin guardian --example hello --example loadgen --example fake_llm
 BIN="$ROOT/target/release"
-WORK="$(mktemp -d)"
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-wait_up() { # url
-  for _ in $(seq 1 100); do
-    if curl -fsS -o /dev/null "$1" 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "not up: $1" >&2
-  exit 1
-}
+# shellcheck source=scripts/bench-lib.sh
+. "$ROOT/scripts/bench-lib.sh"
 
 P_GUARD=18800; P_HELLO=18801; P_LLM=18802; P_GUARD_R=18803; P_GUARD_I=18804
 

@@ -34,23 +34,10 @@ done
 cd "$ROOT"
 cargo build --release --quiet --bin guardian --example loadgen
 BIN="$ROOT/target/release"
-WORK="$(mktemp -d)"
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+# shellcheck source=scripts/bench-lib.sh
+. "$ROOT/scripts/bench-lib.sh"
+cleanup_extra() {
   [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-wait_up() { # url
-  for _ in $(seq 1 100); do
-    if curl -fsS -o /dev/null "$1" 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "not up: $1" >&2
-  exit 1
 }
 
 P_REDIS=18900; P_MEM=18901; P_R1=18902; P_R2=18903; P_LB1=18904; P_LB2=18905

@@ -27,14 +27,8 @@ done
 cd "$ROOT"
 cargo build --release --quiet --bin guardian --example loadgen
 BIN="$ROOT/target/release"
-WORK="$(mktemp -d)"
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/bench-lib.sh
+. "$ROOT/scripts/bench-lib.sh"
 
 P_BASE=18810; P_ROT=18811
 mkdir -p "$WORK/base" "$WORK/rot"
@@ -56,9 +50,7 @@ printf 'rotate_bytes = 1048576\nkeep_segments = 5\ncompress = "gzip"\n' >> "$WOR
 
 GUARDIAN_LOG=error "$BIN/guardian" serve --config "$WORK/base/g.toml" --listen "127.0.0.1:$P_BASE" 2>/dev/null & PIDS+=($!); PID_BASE=$!
 GUARDIAN_LOG=error "$BIN/guardian" serve --config "$WORK/rot/g.toml" --listen "127.0.0.1:$P_ROT" 2>/dev/null & PIDS+=($!); PID_ROT=$!
-for p in $P_BASE $P_ROT; do
-  for _ in $(seq 1 100); do curl -fsS -o /dev/null "http://127.0.0.1:$p/healthz" 2>/dev/null && break; sleep 0.1; done
-done
+for p in $P_BASE $P_ROT; do wait_up "http://127.0.0.1:$p/healthz"; done
 
 BODY='{"action":{"kind":"shell","command":"git status --short && cargo test -p x{n}","cwd":"/work/repo"},"session":{"id":"soak-{w}"}}'
 rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
