@@ -234,6 +234,21 @@ pub struct LimitsConfig {
     pub reviewer_calls_per_minute: u32,
     /// Reviewer calls in flight at once; more wait, within the review deadline.
     pub reviewer_concurrency: usize,
+    /// Where the per-minute quotas are counted: `fleet` (in the shared session store when
+    /// `[session] store = "redis"`, so a client's quota is one for every replica) or `replica`
+    /// (each process counts its own).
+    pub scope: LimitScope,
+}
+
+/// `limits.scope`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LimitScope {
+    /// One count for the whole fleet, in Redis (with the in-memory store: this process).
+    #[default]
+    Fleet,
+    /// Each replica counts its own.
+    Replica,
 }
 
 impl Default for LimitsConfig {
@@ -242,6 +257,7 @@ impl Default for LimitsConfig {
             requests_per_minute_per_client: 1200,
             reviewer_calls_per_minute: 240,
             reviewer_concurrency: 4,
+            scope: LimitScope::Fleet,
         }
     }
 }

@@ -625,6 +625,22 @@ impl Guardian {
         self.respond(&req, client, ids, outcome, &settled, audited)
     }
 
+    /// Whether one more request under the quota `key` of `per_minute` is within it: counted in
+    /// the shared store for the whole fleet (`[limits] scope = "fleet"` with Redis sessions),
+    /// else by this process's limiter `local`. When Redis does not answer, `local` counts: each
+    /// replica then holds to the quota on its own until Redis is back.
+    async fn within_quota(&self, key: &str, per_minute: u32, local: impl FnOnce() -> bool) -> bool {
+        let fleet = self.config.limits.scope == crate::config::LimitScope::Fleet;
+        if let (true, Some(n)) = (fleet, std::num::NonZeroU32::new(per_minute)) {
+            match self.sessions.take_quota(key, n).await {
+                Some(Ok(within)) => return within,
+                Some(Err(e)) => self.store_failed(&e),
+                None => {}
+            }
+        }
+        local()
+    }
+
     /// The decision: a client over its quota is denied at once; otherwise the stages run
     /// ([`Guardian::decide`]), a panic in them becomes a deny, and so does the end of the
     /// shutdown grace period.
@@ -634,10 +650,16 @@ impl Guardian {
         ids: &ReviewIds,
         client: &str,
     ) -> Judgment {
-        let over_quota = self
-            .client_limiter
-            .as_ref()
-            .is_some_and(|l| l.check_key(&client.to_string()).is_err());
+        let over_quota = match &self.client_limiter {
+            Some(l) => {
+                let local = || l.check_key(&client.to_string()).is_ok();
+                let per_minute = self.config.limits.requests_per_minute_per_client;
+                !self
+                    .within_quota(&format!("client:{client}"), per_minute, local)
+                    .await
+            }
+            None => false,
+        };
         if over_quota {
             return Judgment::fallback(
                 format!("client {client} is over its quota of review requests"),
@@ -977,7 +999,7 @@ impl Guardian {
     /// Counts and logs a failed session store call.
     fn store_failed(&self, e: &crate::session::StoreError) {
         self.metrics.session_store_errors.inc();
-        tracing::warn!(error = %e, "session store call failed; judged as if nothing were remembered");
+        tracing::warn!(error = %e, "session store call failed; judged without it (nothing remembered, quotas counted by this replica)");
     }
 
     /// The session store's kind and whether it answers (for `/healthz`).
@@ -1004,12 +1026,16 @@ impl Guardian {
         signals: &[crate::signals::Signal],
     ) -> Judgment {
         let why = eval.reason.as_str();
-        if self.reviewer.backend() != "none"
-            && self
-                .reviewer_limiter
-                .as_ref()
-                .is_some_and(|l| l.check().is_err())
-        {
+        let over_quota = match &self.reviewer_limiter {
+            Some(l) if self.reviewer.backend() != "none" => {
+                let per_minute = self.config.limits.reviewer_calls_per_minute;
+                !self
+                    .within_quota("reviewer", per_minute, || l.check().is_ok())
+                    .await
+            }
+            _ => false,
+        };
+        if over_quota {
             return Judgment::unreviewed(
                 "the reviewer call quota is exhausted".into(),
                 texts::reviewer_quota(self.config.limits.reviewer_calls_per_minute),

@@ -9,6 +9,7 @@
 //!   action denied K times in a row, a denial carries `interrupt: true`; an allowed action never
 //!   does (polling an allowed read is not a runaway agent).
 //! - **coalescing**: identical reviews in flight at once share one reviewer call (per process).
+//! - **quotas**: with Redis, `[limits]` quotas counted for the whole fleet ([`Sessions::take_quota`]).
 //!
 //! A store that fails (Redis down or slower than `session.deadline_ms`) answers an error: the
 //! pipeline then judges the action afresh and lets the breaker interrupt a denial.
@@ -191,6 +192,19 @@ impl Sessions {
         match self.store {
             Store::Memory(_) => StoreKind::Memory,
             Store::Redis(_) => StoreKind::Redis,
+        }
+    }
+
+    /// Counts one request against the fleet-wide quota `key` of `per_minute`: `None` for the
+    /// in-process store (this process's own limiter counts), else whether it is within it.
+    pub async fn take_quota(
+        &self,
+        key: &str,
+        per_minute: std::num::NonZeroU32,
+    ) -> Option<Result<bool, StoreError>> {
+        match &self.store {
+            Store::Memory(_) => None,
+            Store::Redis(r) => Some(r.take(key, per_minute).await),
         }
     }
 

@@ -5,7 +5,8 @@
 //! list under one hash tag (`{prefix}{<session hash>}:state` and `:recent`, one cluster slot),
 //! updated by one Lua script, so two replicas deciding the same session at the same moment never
 //! lose a denial; both expire with the session TTL. A remembered approval is a string key with
-//! the memory TTL. Every call has a deadline: a slow or absent Redis is an error the caller
+//! the memory TTL. A fleet-wide quota (`[limits] scope = "fleet"`) is one key per client (and
+//! one for the reviewer calls), updated by a GCRA script on Redis's clock. Every call has a deadline: a slow or absent Redis is an error the caller
 //! turns into a fresh review (never a remembered approval) and an interrupting breaker, never
 //! into an allow. The connection is made on first use and re-made by redis-rs's
 //! `ConnectionManager` after a failure, so guardian starts, and recovers, while Redis is down.
@@ -50,6 +51,23 @@ redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return {consecutive, denials, #recent, repeats}
 ";
 
+/// A fleet-wide quota, GCRA (the generic cell rate algorithm, as governor uses in process):
+/// KEYS = the quota's key; ARGV = the emission interval and the burst tolerance, in ms. The
+/// clock is Redis's own, so replicas' clocks need not agree. Returns 1 when the request is within
+/// the quota (and counts it), 0 when it is not.
+const TAKE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local interval = tonumber(ARGV[1])
+local tolerance = tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+if tat < now then tat = now end
+if now < tat - tolerance then return 0 end
+local next = tat + interval
+redis.call('SET', KEYS[1], string.format('%d', next), 'PX', math.ceil(next - now) + 1000)
+return 1
+";
+
 /// Sessions in Redis.
 pub struct RedisStore {
     client: redis::Client,
@@ -58,6 +76,7 @@ pub struct RedisStore {
     session_ttl: Duration,
     deadline: Duration,
     record: redis::Script,
+    take: redis::Script,
 }
 
 fn hash(text: &str) -> String {
@@ -93,6 +112,7 @@ impl RedisStore {
             session_ttl: Duration::from_secs(cfg.ttl_s),
             deadline: Duration::from_millis(cfg.deadline_ms),
             record: redis::Script::new(RECORD),
+            take: redis::Script::new(TAKE),
         })
     }
 
@@ -198,6 +218,25 @@ impl RedisStore {
                 "the breaker script answered {counts:?}"
             ))),
         }
+    }
+
+    /// Counts one request against the fleet-wide quota `key` of `per_minute` (bursts up to
+    /// `per_minute`, as the in-process limiter allows); whether it is within the quota.
+    pub async fn take(
+        &self,
+        key: &str,
+        per_minute: std::num::NonZeroU32,
+    ) -> Result<bool, StoreError> {
+        // The rate is part of the key: a replica started with another quota counts afresh.
+        let k = format!("{}quota:{per_minute}:{}", self.prefix, hash(key));
+        let interval = 60_000.0 / f64::from(per_minute.get());
+        let tolerance = interval * f64::from(per_minute.get() - 1);
+        let mut invocation = self.take.prepare_invoke();
+        invocation.key(k).arg(interval).arg(tolerance);
+        let within: i64 = self
+            .within(|mut c| async move { invocation.invoke_async(&mut c).await })
+            .await?;
+        Ok(within == 1)
     }
 
     /// Whether Redis answers within the deadline.

@@ -86,10 +86,15 @@ impl Drop for Redis {
 /// A replica: `guardian serve` with the Redis store, the fake reviewer at `reviewer`, and a
 /// policy that denies pushes.
 fn replica(dir: &std::path::Path, redis_port: u16, reviewer: &str) -> Server {
+    replica_with(dir, redis_port, reviewer, "")
+}
+
+/// A replica with more config sections (`[limits]`).
+fn replica_with(dir: &std::path::Path, redis_port: u16, reviewer: &str, more: &str) -> Server {
     let sub = dir.join(format!("replica-{}", free_port()));
     std::fs::create_dir_all(&sub).expect("dir");
     let extra = format!(
-        "[session]\nstore = \"redis\"\nredis_url = \"redis://127.0.0.1:{redis_port}/0\"\nkey_prefix = \"test:\"\ndeadline_ms = 300\n\n{}max_attempts = 1\n",
+        "[session]\nstore = \"redis\"\nredis_url = \"redis://127.0.0.1:{redis_port}/0\"\nkey_prefix = \"test:\"\ndeadline_ms = 300\n\n{}max_attempts = 1\n\n{more}",
         openai_reviewer(reviewer, 10_000)
     );
     Server::start_with_audit(&sub, PUSH_DENIED, &extra)
@@ -322,4 +327,64 @@ async fn concurrent_denials_on_two_replicas_are_all_counted() {
         .expect("recorded");
     assert_eq!(reset.consecutive_denials, 0);
     assert_eq!(reset.window_len, 102);
+}
+
+/// A decision and who made it.
+async fn decided(addr: &str, body: &Value) -> (String, String) {
+    let r = post(addr, body).await;
+    (
+        r["decision"].as_str().unwrap_or("").to_string(),
+        r["rationale"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+/// The quotas of `[limits]` are one for the fleet (`scope = "fleet"`, the default): a client's
+/// requests on either replica count against one quota, and so do reviewer calls. With `scope =
+/// "replica"` each process counts its own; with Redis down, each replica holds to the quota alone.
+#[tokio::test]
+#[ignore = "needs redis-server (apt-get install redis-server); .ci/run installs it and runs these"]
+async fn quotas_are_counted_for_the_whole_fleet() {
+    let redis = Redis::start();
+    let llm = allowing_reviewer().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let status = shell("git status");
+    let pair = |limits: &str| {
+        (
+            replica_with(dir.path(), redis.port, &llm.uri(), limits),
+            replica_with(dir.path(), redis.port, &llm.uri(), limits),
+        )
+    };
+
+    // Three requests a minute for the client, wherever they land.
+    let (a, b) = pair("[limits]\nrequests_per_minute_per_client = 3\n");
+    for r in [&a, &b, &a] {
+        assert_eq!(decided(&r.addr, &status).await.0, "allow");
+    }
+    let (decision, why) = decided(&b.addr, &status).await;
+    assert_eq!(decision, "deny");
+    assert!(why.contains("over its quota"), "{why}");
+
+    // Per replica: each allows its own three.
+    let (c, d) = pair("[limits]\nrequests_per_minute_per_client = 4\nscope = \"replica\"\n");
+    for r in [&c, &c, &c, &c, &d, &d, &d, &d] {
+        assert_eq!(decided(&r.addr, &status).await.0, "allow");
+    }
+    assert_eq!(decided(&c.addr, &status).await.0, "deny");
+
+    // Two reviewer calls a minute for the fleet (distinct sessions: nothing is remembered).
+    let (e, f) = pair("[limits]\nreviewer_calls_per_minute = 2\n");
+    let run = |s: &str| in_session("cargo run --bin tool", s);
+    assert_eq!(decided(&e.addr, &run("q1")).await.0, "allow");
+    assert_eq!(decided(&f.addr, &run("q2")).await.0, "allow");
+    let (decision, why) = decided(&e.addr, &run("q3")).await;
+    assert_eq!(decision, "deny");
+    assert!(why.contains("quota"), "{why}");
+
+    // Redis down: the fleet's count is out of reach, so each replica counts on its own.
+    let (g, _h) = pair("[limits]\nrequests_per_minute_per_client = 2\n");
+    drop(redis.kill());
+    for _ in 0..2 {
+        assert_eq!(decided(&g.addr, &status).await.0, "allow");
+    }
+    assert_eq!(decided(&g.addr, &status).await.0, "deny");
 }
