@@ -52,19 +52,20 @@ return {consecutive, denials, #recent, repeats}
 ";
 
 /// A fleet-wide quota, GCRA (the generic cell rate algorithm, as governor uses in process):
-/// KEYS = the quota's key; ARGV = the emission interval and the burst tolerance, in ms. The
-/// clock is Redis's own, so replicas' clocks need not agree. Returns 1 when the request is within
-/// the quota (and counts it), 0 when it is not.
+/// KEYS = the quota's key; ARGV = the emission interval and the burst tolerance, in whole
+/// microseconds (exact in Lua's doubles: now is about 2^51 µs). The clock is Redis's own, so
+/// replicas' clocks need not agree. Returns 1 when the request is within the quota (and counts
+/// it), 0 when it is not.
 const TAKE: &str = r"
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
 local tolerance = tonumber(ARGV[2])
 local tat = tonumber(redis.call('GET', KEYS[1]) or now)
 if tat < now then tat = now end
 if now < tat - tolerance then return 0 end
 local next = tat + interval
-redis.call('SET', KEYS[1], string.format('%d', next), 'PX', math.ceil(next - now) + 1000)
+redis.call('SET', KEYS[1], string.format('%d', next), 'PX', math.ceil((next - now) / 1000) + 1000)
 return 1
 ";
 
@@ -229,8 +230,10 @@ impl RedisStore {
     ) -> Result<bool, StoreError> {
         // The rate is part of the key: a replica started with another quota counts afresh.
         let k = format!("{}quota:{per_minute}:{}", self.prefix, hash(key));
-        let interval = 60_000.0 / f64::from(per_minute.get());
-        let tolerance = interval * f64::from(per_minute.get() - 1);
+        // Whole microseconds, rounded up: a quota above 60 million a minute counts as that.
+        let n = u64::from(per_minute.get());
+        let interval = 60_000_000_u64.div_ceil(n);
+        let tolerance = interval * (n - 1);
         let mut invocation = self.take.prepare_invoke();
         invocation.key(k).arg(interval).arg(tolerance);
         let within: i64 = self
