@@ -388,3 +388,56 @@ async fn quotas_are_counted_for_the_whole_fleet() {
     }
     assert_eq!(decided(&g.addr, &status).await.0, "deny");
 }
+
+/// A quota is counted to the microsecond: 3,000 requests at 100,000 a minute (one each 600 µs,
+/// all within the burst) move its clock at least 1.8 s past where Redis's clock stood before them.
+#[tokio::test]
+#[ignore = "needs redis-server (apt-get install redis-server); .ci/run installs it and runs these"]
+async fn a_high_quota_is_counted_to_the_microsecond() {
+    use guardian::session::{BreakerConfig, SessionConfig, Sessions, StoreKind};
+    let redis = Redis::start();
+    let url = format!("redis://127.0.0.1:{}/0", redis.port);
+    let cfg = SessionConfig {
+        store: StoreKind::Redis,
+        redis_url: url.clone(),
+        key_prefix: "precision:".into(),
+        deadline_ms: 2_000,
+        ..SessionConfig::default()
+    };
+    let sessions = Sessions::from_config(
+        &cfg,
+        BreakerConfig::default(),
+        std::time::Duration::from_secs(60),
+    )
+    .expect("opens");
+    let client = redis::Client::open(url.as_str()).expect("a client");
+    let mut c = client
+        .get_multiplexed_async_connection()
+        .await
+        .expect("connects");
+    let micros = |(s, us): (i64, i64)| s * 1_000_000 + us;
+    let before: (i64, i64) = redis::cmd("TIME").query_async(&mut c).await.expect("time");
+    let rate = std::num::NonZeroU32::new(100_000).expect("non-zero");
+    for _ in 0..3_000 {
+        let within = sessions.take_quota("client:ci", rate).await;
+        assert_eq!(within, Some(Ok(true)));
+    }
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("precision:quota:*")
+        .query_async(&mut c)
+        .await
+        .expect("keys");
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    assert!(keys[0].starts_with("precision:quota:100000:"), "{keys:?}");
+    let tat: String = redis::cmd("GET")
+        .arg(&keys[0])
+        .query_async(&mut c)
+        .await
+        .expect("get");
+    let tat: i64 = tat.parse().expect("whole microseconds");
+    assert!(
+        tat - micros(before) >= 1_800_000,
+        "the quota's clock moved {} µs",
+        tat - micros(before)
+    );
+}
