@@ -64,8 +64,8 @@ local tolerance = tonumber(ARGV[2])
 local tat = tonumber(redis.call('GET', KEYS[1]) or now)
 if tat < now then tat = now end
 if now < tat - tolerance then return 0 end
-local next = tat + interval
-redis.call('SET', KEYS[1], string.format('%d', next), 'PX', math.ceil((next - now) / 1000) + 1000)
+local later = tat + interval
+redis.call('SET', KEYS[1], string.format('%d', later), 'PX', math.ceil((later - now) / 1000) + 1000)
 return 1
 ";
 
