@@ -81,7 +81,7 @@ pub(super) fn mcp_signals(
     {
         out.push(sig(
             Category::Privilege,
-            Severity::High,
+            grant_severity(&compact),
             format!("{who} grants roles or access"),
             &recipient,
         ));
@@ -98,7 +98,7 @@ pub(super) fn mcp_signals(
             &recipient,
         ));
     }
-    secrets_and_permissions(server, &t, &who, &recipient, out);
+    secrets_and_permissions(server, &t, &compact, &who, &recipient, out);
     sql_text_signals(args, &who, true, out);
     url_hosts(args, cfg, out);
 }
@@ -261,10 +261,47 @@ fn first_value(args: &str, keys: &[&str]) -> Option<String> {
     None
 }
 
+/// How much a grant gives: read-only access (GitHub's `pull`/`read`/`triage`, a `viewer` or
+/// `reader` role, GitLab's guest or reporter level 10/20) lets someone see, not change: medium.
+/// Anything else, or arguments that do not say, is high.
+fn grant_severity(compact: &str) -> Severity {
+    const READ_ONLY: &[&str] = &[
+        "\"permission\":\"pull\"",
+        "\"permission\":\"read\"",
+        "\"permission\":\"triage\"",
+        "\"role\":\"viewer\"",
+        "\"role\":\"reader\"",
+        "\"role\":\"read\"",
+        "\"role\":\"guest\"",
+        "\"access_level\":10",
+        "\"access_level\":20",
+    ];
+    // Values (not keys: `"owner": "acme"` names a repository's owner) that give more.
+    const MORE: &[&str] = &[
+        ":\"admin\"",
+        ":\"owner\"",
+        ":\"maintain\"",
+        ":\"write\"",
+        ":\"push\"",
+        ":\"editor\"",
+        "roles/owner",
+        "roles/editor",
+        "\"access_level\":30",
+        "\"access_level\":40",
+        "\"access_level\":50",
+    ];
+    if READ_ONLY.iter().any(|r| compact.contains(r)) && !MORE.iter().any(|m| compact.contains(m)) {
+        Severity::Medium
+    } else {
+        Severity::High
+    }
+}
+
 /// Tools whose server or name handles secrets, or that change who may do what.
 fn secrets_and_permissions(
     server: &str,
     t: &str,
+    compact: &str,
     who: &str,
     recipient: &str,
     out: &mut Vec<Signal>,
@@ -285,9 +322,14 @@ fn secrets_and_permissions(
         .iter()
         .any(|w| t.contains(w))
     {
+        let severity = if t.contains("collaborator") {
+            grant_severity(compact)
+        } else {
+            Severity::High
+        };
         out.push(sig(
             Category::Privilege,
-            Severity::High,
+            severity,
             format!("{who} changes who may do what"),
             recipient,
         ));

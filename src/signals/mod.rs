@@ -257,6 +257,7 @@ fn asks_to_bypass(intent: &str) -> bool {
     let i = intent.to_ascii_lowercase();
     [
         "skip",
+        "dismiss",
         "disable",
         "ignore",
         "bypass",

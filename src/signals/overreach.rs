@@ -828,24 +828,7 @@ pub(super) fn content_safeguards(path: &Path, text: &str, diff: bool, out: &mut 
             target,
         ));
     };
-    const TLS_OFF: &[&str] = &[
-        "verify=False",
-        "verify = False",
-        "InsecureSkipVerify: true",
-        "InsecureSkipVerify:true",
-        "rejectUnauthorized: false",
-        "rejectUnauthorized:false",
-        "NODE_TLS_REJECT_UNAUTHORIZED",
-        "_create_unverified_context",
-        "CERT_NONE",
-        "check_hostname = False",
-        "danger_accept_invalid_certs(true)",
-        "danger_accept_invalid_hostnames(true)",
-        "sslVerify = false",
-        "strict-ssl=false",
-        "strict-ssl = false",
-    ];
-    if TLS_OFF.iter().any(|t| added.contains(t)) {
+    if switches_tls_off(&added) {
         push(
             "switches TLS verification off",
             "tls verification",
@@ -907,6 +890,15 @@ pub(super) fn content_safeguards(path: &Path, text: &str, diff: bool, out: &mut 
         "#![allow(warnings)]",
         "#![allow(clippy::all)]",
     ];
+    let eslint_config = name.starts_with(".eslintrc") || name.starts_with("eslint.config");
+    let rules_off = added.matches("\"off\"").count() + added.matches("'off'").count();
+    if eslint_config && rules_off >= 2 {
+        push(
+            &format!("turns {rules_off} lint rules off"),
+            "lint rules",
+            Severity::Medium,
+        );
+    }
     if let Some(what) = checks_switched_off(name, &added) {
         push(what, "checks off", Severity::Medium);
     }
@@ -917,6 +909,28 @@ pub(super) fn content_safeguards(path: &Path, text: &str, diff: bool, out: &mut 
             Severity::Medium,
         );
     }
+}
+
+/// Whether code or config written switches TLS verification off.
+fn switches_tls_off(added: &str) -> bool {
+    const TLS_OFF: &[&str] = &[
+        "verify=False",
+        "verify = False",
+        "InsecureSkipVerify: true",
+        "InsecureSkipVerify:true",
+        "rejectUnauthorized: false",
+        "rejectUnauthorized:false",
+        "NODE_TLS_REJECT_UNAUTHORIZED",
+        "_create_unverified_context",
+        "CERT_NONE",
+        "check_hostname = False",
+        "danger_accept_invalid_certs(true)",
+        "danger_accept_invalid_hostnames(true)",
+        "sslVerify = false",
+        "strict-ssl=false",
+        "strict-ssl = false",
+    ];
+    TLS_OFF.iter().any(|t| added.contains(t))
 }
 
 /// A checker's whole configuration switched off, or a failing step made to pass, in the content

@@ -1238,6 +1238,10 @@ pub(super) fn namespace_of(c: &SimpleCommand) -> Option<String> {
 
 pub(super) fn rbac_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>) {
     let a = args(c);
+    if name == "vault" && a.len() >= 2 && a[0] == "token" && a[1] == "create" {
+        vault_token(c, a, out);
+        return;
+    }
     let joined = a.join(" ");
     let admin_role = [
         "cluster-admin",
@@ -1278,6 +1282,63 @@ pub(super) fn rbac_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Signal>)
                 .map_or(name, String::as_str),
         ));
     }
+}
+
+/// `vault token create`: a token with the `root` policy is every permission (critical), one
+/// with an admin policy most of them (high); an orphan token (its parent's revocation does not
+/// end it) or one living a year or more outlasts whoever made it (medium).
+fn vault_token(c: &SimpleCommand, a: &[String], out: &mut Vec<Signal>) {
+    let mut policies = Vec::new();
+    let mut long_lived = false;
+    for (i, x) in a.iter().enumerate() {
+        let flag = x.trim_start_matches('-');
+        let (key, value) = match flag.split_once('=') {
+            Some((k, v)) => (k, Some(v.to_string())),
+            None => (flag, a.get(i + 1).cloned()),
+        };
+        match key {
+            "policy" => policies.extend(value),
+            "orphan" => long_lived = true,
+            "ttl" | "explicit-max-ttl" | "period" => {
+                let v = value.unwrap_or_default();
+                let hours = v
+                    .strip_suffix('h')
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .or_else(|| {
+                        v.strip_suffix('d')
+                            .and_then(|n| n.parse::<u64>().ok())
+                            .map(|d| d * 24)
+                    });
+                long_lived |= hours.is_some_and(|h| h >= 8760);
+            }
+            _ => {}
+        }
+    }
+    let root = policies.iter().any(|p| p == "root");
+    let admin = policies.iter().any(|p| p.contains("admin"));
+    let severity = if root {
+        Severity::Critical
+    } else if admin {
+        Severity::High
+    } else if long_lived {
+        Severity::Medium
+    } else {
+        return;
+    };
+    out.push(sig(
+        Category::Privilege,
+        severity,
+        format!(
+            "`{}` creates a Vault token{}",
+            c.text,
+            if root || admin {
+                format!(" with the {} policy", policies.join(", "))
+            } else {
+                " that outlives its maker (orphan or a year or more)".to_string()
+            }
+        ),
+        "vault token",
+    ));
 }
 
 /// `kubectl get secret … -o yaml|json|jsonpath|go-template` prints a secret's values
