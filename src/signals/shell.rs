@@ -1297,19 +1297,15 @@ fn vault_token(c: &SimpleCommand, a: &[String], out: &mut Vec<Signal>) {
             None => (flag, a.get(i + 1).cloned()),
         };
         match key {
-            "policy" => policies.extend(value),
-            "orphan" => long_lived = true,
+            "policy" => {
+                policies.extend(value.iter().flat_map(|v| v.split(',')).map(str::to_string))
+            }
+            "orphan" => long_lived |= !flag.ends_with("=false"),
             "ttl" | "explicit-max-ttl" | "period" => {
-                let v = value.unwrap_or_default();
-                let hours = v
-                    .strip_suffix('h')
-                    .and_then(|n| n.parse::<u64>().ok())
-                    .or_else(|| {
-                        v.strip_suffix('d')
-                            .and_then(|n| n.parse::<u64>().ok())
-                            .map(|d| d * 24)
-                    });
-                long_lived |= hours.is_some_and(|h| h >= 8760);
+                long_lived |= value
+                    .as_deref()
+                    .and_then(vault_seconds)
+                    .is_some_and(|s| s >= 365 * 24 * 3600);
             }
             _ => {}
         }
@@ -1339,6 +1335,23 @@ fn vault_token(c: &SimpleCommand, a: &[String], out: &mut Vec<Signal>) {
         ),
         "vault token",
     ));
+}
+
+/// A Vault duration in seconds: `87600h`, `365d`, `30m`, `3600s` or bare seconds.
+fn vault_seconds(v: &str) -> Option<u64> {
+    let (n, unit) = match v.char_indices().last()? {
+        (i, c) if c.is_ascii_alphabetic() => (&v[..i], c),
+        _ => (v, 's'),
+    };
+    let n: u64 = n.parse().ok()?;
+    let per = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3600,
+        'd' => 86_400,
+        _ => return None,
+    };
+    n.checked_mul(per)
 }
 
 /// `kubectl get secret … -o yaml|json|jsonpath|go-template` prints a secret's values
