@@ -262,8 +262,9 @@ fn first_value(args: &str, keys: &[&str]) -> Option<String> {
 }
 
 /// How much a grant gives: read-only access (GitHub's `pull`/`read`/`triage`, a `viewer` or
-/// `reader` role, GitLab's guest or reporter level 10/20) lets someone see, not change: medium.
-/// Anything else, or arguments that do not say, is high.
+/// `reader` role, GCP's `roles/viewer` or an object viewer, GitLab's guest or reporter level
+/// 10/20) lets someone see, not change: medium. Anything else, or arguments that do not say,
+/// is high.
 fn grant_severity(compact: &str) -> Severity {
     const READ_ONLY: &[&str] = &[
         "\"permission\":\"pull\"",
@@ -275,6 +276,8 @@ fn grant_severity(compact: &str) -> Severity {
         "\"role\":\"guest\"",
         "\"access_level\":10",
         "\"access_level\":20",
+        "roles/viewer",
+        "objectviewer",
     ];
     // Values (not keys: `"owner": "acme"` names a repository's owner) that give more.
     const MORE: &[&str] = &[
