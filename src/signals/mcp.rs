@@ -292,6 +292,9 @@ fn grant_severity(compact: &str) -> Severity {
         "\"access_level\":30",
         "\"access_level\":40",
         "\"access_level\":50",
+        // Read access for everyone is publication.
+        "allusers",
+        "allauthenticatedusers",
     ];
     if READ_ONLY.iter().any(|r| compact.contains(r)) && !MORE.iter().any(|m| compact.contains(m)) {
         Severity::Medium
