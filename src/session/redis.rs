@@ -6,8 +6,9 @@
 //! updated by one Lua script, so two replicas deciding the same session at the same moment never
 //! lose a denial; both expire with the session TTL. A remembered approval is a string key with
 //! the memory TTL. A fleet-wide quota (`[limits] scope = "fleet"`) is one key per client (and
-//! one for the reviewer calls), updated by a GCRA script on Redis's clock. Every call has a deadline: a slow or absent Redis is an error the caller
-//! turns into a fresh review (never a remembered approval) and an interrupting breaker, never
+//! one for the reviewer calls), updated by a GCRA script on Redis's clock. Every call has a
+//! deadline: a slow or absent Redis is an error the caller turns into a fresh review (never a
+//! remembered approval), an interrupting breaker, or this replica's own quota count, never
 //! into an allow. The connection is made on first use and re-made by redis-rs's
 //! `ConnectionManager` after a failure, so guardian starts, and recovers, while Redis is down.
 

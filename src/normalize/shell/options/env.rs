@@ -369,47 +369,43 @@ fn harmless_pager(name: &str, value: &str) -> bool {
     )
 }
 
-/// Findings for the variables assigned to a tool with a table (`NAME=value` words).
-pub fn check_assignments(env: &[WordValue], out: &mut Vec<Finding>) {
-    for w in env {
-        let Some((name, value)) = w.text.split_once('=') else {
-            continue;
-        };
-        if harmless_pager(name, value) && w.dynamic.is_none() {
-            continue;
-        }
-        let Some(effect) = effect(name) else { continue };
+/// The `NAME=value` words of `env`: each word, its name, and its value as a word of its own.
+fn assignments(env: &[WordValue]) -> impl Iterator<Item = (&WordValue, &str, WordValue)> {
+    env.iter().filter_map(|w| {
+        let (name, value) = w.text.split_once('=')?;
         let value_word = WordValue {
             text: value.to_string(),
             ..w.clone()
         };
+        Some((w, name, value_word))
+    })
+}
+
+/// Findings for the variables assigned to a tool with a table (`NAME=value` words).
+pub fn check_assignments(env: &[WordValue], out: &mut Vec<Finding>) {
+    for (w, name, value) in assignments(env) {
+        if harmless_pager(name, &value.text) && w.dynamic.is_none() {
+            continue;
+        }
+        let Some(effect) = effect(name) else { continue };
         let why = match effect {
             Effect::Script => format!("sets {name}, a program the tool runs"),
             Effect::Config => format!("sets {name}, which changes what the tool runs or loads"),
             Effect::Write => format!("sets {name}, a directory the tool writes"),
             _ => format!("sets {name}, whose effect on this tool guardian does not know"),
         };
-        out.push(Finding::new(&w.text, name, effect, Some(value_word)).because(&why));
+        out.push(Finding::new(&w.text, name, effect, Some(value)).because(&why));
     }
 }
 
 /// `cargo clean` deletes the target directory: a variable that moves it (`CARGO_TARGET_DIR=src`)
 /// names a directory deleted whatever it holds, not one written.
 pub fn target_dir_deleted(env: &[WordValue], out: &mut Vec<Finding>) {
-    for w in env {
-        let Some((name, value)) = w.text.split_once('=') else {
-            continue;
-        };
+    for (w, name, value) in assignments(env) {
         if matches!(name, "CARGO_TARGET_DIR" | "CARGO_BUILD_TARGET_DIR") {
-            let value_word = WordValue {
-                text: value.to_string(),
-                ..w.clone()
-            };
-            out.push(
-                Finding::new(&w.text, name, Effect::Changes, Some(value_word)).because(&format!(
-                    "sets {name}: `cargo clean` deletes that directory, whatever it holds"
-                )),
-            );
+            let why =
+                format!("sets {name}: `cargo clean` deletes that directory, whatever it holds");
+            out.push(Finding::new(&w.text, name, Effect::Changes, Some(value)).because(&why));
         }
     }
 }
