@@ -672,6 +672,18 @@ fn fx_cat(name: &str, args: &[WordValue], e: &mut Effects) {
             "exclude",
         ],
     );
+    if name == "jq" {
+        let mut argv = vec![WordValue::literal("jq")];
+        argv.extend(args.iter().cloned());
+        if let Some((given, mut ops)) = super::options::words_of(&argv) {
+            // With `-f FILE` there is no filter operand: every operand is an input file.
+            if !given.contains(&"-f") && !ops.is_empty() {
+                ops.remove(0);
+            }
+            e.reads.extend(ops);
+            return;
+        }
+    }
     let skip = usize::from(matches!(name, "jq" | "yq" | "tr" | "look"));
     let mut ops: Vec<WordValue> = a.operands.iter().skip(skip).map(|w| (*w).clone()).collect();
     if name == "tr" {

@@ -714,7 +714,7 @@ impl Walker {
         let base = basename(&name).to_string();
         let fx = effects::effects(&base, argv_v.get(1..).unwrap_or(&[]));
         downloads |= fx.downloads || DOWNLOADERS.contains(&base.as_str());
-        let tree = (!fx.tree_reads.is_empty()).then(|| (fx.tree_reads.clone(), fx.skips_hidden));
+        let mut tree_reads = fx.tree_reads.clone();
         let mut tree_writes: Vec<WordValue> = Vec::new();
         if base == "rm" && rm_recursive(&argv_v) {
             tree_writes.extend(fx.writes.iter().cloned());
@@ -745,8 +745,18 @@ impl Walker {
             writes.extend(deleted.iter().cloned());
             tree_writes.extend(deleted);
         }
-        let (issue, runs) =
-            option_effects(&argv_v, &env, &mut reads, &mut writes, &mut tree_writes);
+        let opt_tree_reads = tree_reads.len();
+        let (issue, runs) = option_effects(
+            &argv_v,
+            &env,
+            &mut reads,
+            &mut writes,
+            &mut tree_reads,
+            &mut tree_writes,
+        );
+        // A directory an option reads files under is read whole, hidden files included.
+        let skips_hidden = fx.skips_hidden && tree_reads.len() == opt_tree_reads;
+        let tree = (!tree_reads.is_empty()).then_some((tree_reads, skips_hidden));
         let argv: Vec<String> = argv_v.iter().map(|w| w.text.clone()).collect();
         self.pending_tree = tree;
         let cmd = self.command(CommandParts {
@@ -1437,6 +1447,7 @@ fn option_effects(
     env: &[WordValue],
     reads: &mut Vec<WordValue>,
     writes: &mut Vec<WordValue>,
+    tree_reads: &mut Vec<WordValue>,
     tree_writes: &mut Vec<WordValue>,
 ) -> (Option<OptionIssue>, Vec<(String, WordValue)>) {
     use options::Effect;
@@ -1454,14 +1465,30 @@ fn option_effects(
     };
     for f in findings {
         match (f.effect, &f.value) {
-            (Effect::Plain, _) | (Effect::Read | Effect::Write | Effect::Delete, None) => {}
+            (Effect::Plain, _)
+            | (
+                Effect::Read
+                | Effect::Write
+                | Effect::Delete
+                | Effect::ReadTree
+                | Effect::WriteTree,
+                None,
+            ) => {}
             (Effect::Read, Some(v)) => add(reads, v),
             (Effect::Write, Some(v)) => add(writes, v),
-            (Effect::Delete, Some(v)) => {
+            (Effect::Delete | Effect::WriteTree, Some(v)) => {
                 add(writes, v);
                 add(tree_writes, v);
             }
+            (Effect::ReadTree, Some(v)) => {
+                add(reads, v);
+                add(tree_reads, v);
+            }
             (effect, _) => {
+                // The list itself is read like any other file.
+                if let (Effect::ReadsListed, Some(v)) = (effect, &f.value) {
+                    add(reads, v);
+                }
                 if let Some(v) = &f.value
                     && (effect == Effect::Script
                         || effect == Effect::Program && v.text.contains(['/', ' ']))

@@ -1119,7 +1119,7 @@ pub const MYPY: &str = r#"
 --find-occurrences =
 
 # miscellaneous
---shadow-file =2 read
+--shadow-file =2 read@1,2: type-checks the first file from the second file's text
 --install-types spawns: runs pip install
 --non-interactive
 "#;
@@ -1283,7 +1283,7 @@ pub const MAKE: &str = r#"
 -f --file --makefile = program: runs another makefile
 -h --help
 -i --ignore-errors
--I --include-dir = read
+-I --include-dir = read-tree: reads included makefiles from that directory
 -j --jobs =?
 -k --keep-going
 -l --load-average --max-load =?

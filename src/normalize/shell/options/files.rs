@@ -119,7 +119,7 @@ pub const WC: &str = r#"
 -c --bytes
 -m --chars
 -l --lines
---files0-from = read
+--files0-from = reads-listed
 -L --max-line-length
 -w --words
 --total =
@@ -147,14 +147,14 @@ pub const SORT: &str = r#"
 -C
 --compress-program = program: runs that program to compress temporary files
 --debug
---files0-from = read
+--files0-from = reads-listed
 -k --key =
 -m --merge
 -o --output = write
 -s --stable
 -S --buffer-size =
 -t --field-separator =
--T --temporary-directory = write
+-T --temporary-directory = write-tree: makes its temporary files there
 --parallel =
 -u --unique
 -z --zero-terminated
@@ -280,7 +280,7 @@ pub const DU: &str = r#"
 -c --total
 -D --dereference-args
 -d --max-depth =
---files0-from = read
+--files0-from = reads-listed
 -H
 --inodes
 -h --human-readable
@@ -313,7 +313,7 @@ pub const FILE: &str = r#"
 --exclude-quiet =
 --extension
 -F --separator =
--f --files-from = read
+-f --files-from = reads-listed
 -h --no-dereference
 -i --mime
 --mime-type
@@ -657,7 +657,7 @@ pub const FIND: &str = r#"
 -regextype =
 -warn
 -nowarn
--files0-from = read
+-files0-from = reads-listed
 -help --help
 -version --version
 -amin =
@@ -713,7 +713,7 @@ pub const FIND: &str = r#"
 -fls = write
 -fprint = write
 -fprint0 = write
--fprintf =2 write
+-fprintf =2 write@1: writes its first value (the second is a format)
 -ls
 -print
 -print0
@@ -807,12 +807,12 @@ pub const JQ: &str = r#"
 --stream-errors
 --seq
 -f --from-file = read
--L = read
+-L = read-tree: loads modules from that directory
 -e --exit-status
 --arg =2
 --argjson =2
---slurpfile =2 read
---rawfile =2 read
+--slurpfile =2 read@2: reads its second value (the first is a variable name)
+--rawfile =2 read@2: reads its second value (the first is a variable name)
 --args
 --jsonargs
 --binary -b

@@ -11,9 +11,14 @@
 //! that names them allows what it names), but variables that change what any program runs are
 //! ([`env`]).
 //!
-//! Tables are text, one option a line (`NAMES [VALUE] [EFFECT[: why]]`), kept per family:
+//! Tables are text, one option a line (`NAMES [VALUE] [EFFECT[@POS]][: why]`), kept per family:
 //! [`files`] (coreutils and search tools), [`git`] (git, gh, docker, kubectl views), [`build`]
-//! (build, test and lint tools). docs/rules.md lists them.
+//! (build, test and lint tools). docs/rules.md lists them. `VALUE` is `=` (one value), `=2` (two)
+//! or `=?` (only attached); `@POS` says which value is the file an effect acts on (`-fprintf =2
+//! write@1`: find writes its first value, the second is a format). An option with two values and
+//! an effect must say which: that is checked when the crate is built ([`POSITIONS_SAID`]) and
+//! again when a table is compiled. tests/it/tools_differential.rs runs the real tools to prove
+//! that each file an option is said to touch is the file it touches.
 
 pub mod build;
 pub mod env;
@@ -37,6 +42,14 @@ pub enum Effect {
     Write,
     /// Its value is a directory the tool empties or deletes (everything under it is written).
     Delete,
+    /// Its value is a directory the tool reads files under (`git -C`, `make -I`, `jq -L`).
+    ReadTree,
+    /// Its value is a directory the tool writes files under (`sort -T`, `make -C`,
+    /// `cargo --target-dir`).
+    WriteTree,
+    /// Its value is a file listing the files the tool reads (`--files0-from`, `file -f`): the
+    /// list is read, and what it names cannot be known statically.
+    ReadsListed,
     /// Its value is a command line the tool runs (judged like `sh -c`).
     Script,
     /// Its value names a program, plug-in or code file the tool runs or loads.
@@ -59,6 +72,9 @@ impl Effect {
             "read" => Effect::Read,
             "write" => Effect::Write,
             "delete" => Effect::Delete,
+            "read-tree" => Effect::ReadTree,
+            "write-tree" => Effect::WriteTree,
+            "reads-listed" => Effect::ReadsListed,
             "script" => Effect::Script,
             "program" => Effect::Program,
             "spawns" => Effect::Spawns,
@@ -74,7 +90,12 @@ impl Effect {
     pub fn needs_naming(self) -> bool {
         !matches!(
             self,
-            Effect::Plain | Effect::Read | Effect::Write | Effect::Delete
+            Effect::Plain
+                | Effect::Read
+                | Effect::Write
+                | Effect::Delete
+                | Effect::ReadTree
+                | Effect::WriteTree
         )
     }
 
@@ -85,6 +106,11 @@ impl Effect {
             Effect::Read => "reads a file",
             Effect::Write => "writes a file",
             Effect::Delete => "empties or deletes a directory",
+            Effect::ReadTree => "reads files under a directory",
+            Effect::WriteTree => "writes files under a directory",
+            Effect::ReadsListed => {
+                "reads the files a list names, which cannot be known before it runs"
+            }
             Effect::Script => "runs a command line",
             Effect::Program => "runs or loads another program",
             Effect::Spawns => "makes it run other programs",
@@ -140,6 +166,10 @@ pub enum Style {
     Gnu,
     /// `-name` or `--name`, `-name=value`/`-name value`, no clusters (Go's flag package, tsc).
     Single,
+    /// Like [`Style::Gnu`], but a short option's value is never the rest of its word: each letter
+    /// of a cluster that takes a value takes the next unused word (tree's parser: `-Lo 2 out` is
+    /// `-L 2 -o out`, and `-ox FILE` writes FILE, not `x`).
+    Next,
 }
 
 /// What words after `--` are.
@@ -224,6 +254,8 @@ struct Opt {
     first: &'static str,
     arity: Arity,
     effect: Effect,
+    /// Which of its values (1-based) the effect acts on; empty when it takes none.
+    at: Vec<usize>,
     why: &'static str,
 }
 
@@ -268,6 +300,7 @@ fn compile(tool: &'static Tool) -> Result<Compiled, TableError> {
         let mut names = Vec::new();
         let mut arity = Arity::None;
         let mut effect = Effect::Plain;
+        let mut at = Vec::new();
         for word in spec.split_whitespace() {
             match word {
                 "=" => arity = Arity::Required(1),
@@ -275,17 +308,48 @@ fn compile(tool: &'static Tool) -> Result<Compiled, TableError> {
                 "=?" => arity = Arity::Optional,
                 w if w.starts_with('-') && w.len() > 1 => names.push(w),
                 w => {
-                    effect = Effect::parse(w).ok_or_else(|| err(&format!("unknown word {w:?}")))?
+                    let (name, pos) = match w.split_once('@') {
+                        Some((n, p)) => (n, Some(p)),
+                        None => (w, None),
+                    };
+                    effect = Effect::parse(name)
+                        .ok_or_else(|| err(&format!("unknown word {name:?}")))?;
+                    if let Some(pos) = pos {
+                        for k in pos.split(',') {
+                            at.push(k.parse::<usize>().map_err(|_| {
+                                err(&format!("position {k:?} of {w:?} is not a number"))
+                            })?);
+                        }
+                    }
                 }
             }
         }
         let Some(first) = names.first().copied() else {
             return Err(err("no option name"));
         };
+        let takes = match arity {
+            Arity::None => 0,
+            Arity::Optional | Arity::Required(1) => 1,
+            Arity::Required(n) => n,
+        };
+        if at.iter().any(|&k| k == 0 || k > takes) {
+            return Err(err(&format!(
+                "a position names a value the option does not take (it takes {takes})"
+            )));
+        }
+        if at.is_empty() && effect != Effect::Plain && takes > 0 {
+            if takes > 1 {
+                return Err(err(
+                    "an option with several values and an effect must say which value it acts on (`write@1`)",
+                ));
+            }
+            at.push(1);
+        }
         let opt = Opt {
             first,
             arity,
             effect,
+            at,
             why,
         };
         for n in names {
@@ -312,6 +376,73 @@ impl Compiled {
         })
     }
 }
+
+/// Whether every option line of a table that takes two or more values and has an effect says
+/// which value the effect acts on (`=2 write@1`). Run on every table when the crate is built
+/// ([`POSITIONS_SAID`]), so the `-fprintf` kind of mistake cannot ship.
+pub const fn positions_said(table: &str) -> bool {
+    let b = table.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        // One line: [i, end).
+        let mut end = i;
+        while end < b.len() && b[end] != b'\n' {
+            end += 1;
+        }
+        // The spec ends at ": " (the reason follows).
+        let mut spec_end = i;
+        while spec_end < end
+            && !(b[spec_end] == b':' && spec_end + 1 < end && b[spec_end + 1] == b' ')
+        {
+            spec_end += 1;
+        }
+        let (mut multi, mut bare_effect, mut comment, mut first) = (false, false, false, true);
+        let mut k = i;
+        while k < spec_end {
+            while k < spec_end && (b[k] == b' ' || b[k] == b'\t') {
+                k += 1;
+            }
+            if k >= spec_end {
+                break;
+            }
+            let start = k;
+            let mut at = false;
+            while k < spec_end && b[k] != b' ' && b[k] != b'\t' {
+                at |= b[k] == b'@';
+                k += 1;
+            }
+            if first && b[start] == b'#' {
+                comment = true;
+            }
+            first = false;
+            if b[start] == b'=' {
+                multi |= k - start >= 2 && b[start + 1] >= b'2' && b[start + 1] <= b'9';
+            } else if !(b[start] == b'-' && k - start > 1) && !at {
+                bare_effect = true;
+            }
+        }
+        if !comment && multi && bare_effect {
+            return false;
+        }
+        i = end + 1;
+    }
+    true
+}
+
+/// Checked when the crate is built: no table has a multi-value option with an effect and no
+/// position (a build-time error, not a test that might not run).
+pub const POSITIONS_SAID: () = {
+    let mut i = 0;
+    while i < tools::TOOLS.len() {
+        assert!(
+            positions_said(tools::TOOLS[i].options),
+            "an options table has an option with several values and an effect but no @POSITION (e.g. `-fprintf =2 write@1`)"
+        );
+        i += 1;
+    }
+};
+
+const _: () = POSITIONS_SAID;
 
 /// The compiled tables: by head, and the heads of each program (for [`check`]).
 struct Registry {
@@ -349,6 +480,72 @@ pub fn validate() -> Result<usize, TableError> {
         n += compile(t)?.exact.len();
     }
     Ok(n)
+}
+
+/// One option of a table, as compiled: for docs and for the tests that run the real tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The table's head (`find`, `git diff`).
+    pub head: &'static str,
+    /// Its spellings, first as the table writes it (a trailing `*` is a prefix).
+    pub names: Vec<String>,
+    /// What it does.
+    pub effect: Effect,
+    /// How many values it takes (an optional value counts as one).
+    pub values: usize,
+    /// Whether its value is optional, and then only attached (`--debug=FILE`).
+    pub optional: bool,
+    /// Which values (1-based) its effect acts on.
+    pub at: Vec<usize>,
+}
+
+/// Every option of every table that compiles, in table order.
+pub fn entries() -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::new();
+    for t in tools::TOOLS {
+        let Ok(c) = compile(t) else { continue };
+        let mut by_first: Vec<Entry> = Vec::new();
+        let spelled = c
+            .exact
+            .iter()
+            .map(|(n, o)| (n.to_string(), o))
+            .chain(c.prefixes.iter().map(|(p, o)| (format!("{p}*"), o)));
+        for (name, o) in spelled {
+            let values = match o.arity {
+                Arity::None => 0,
+                Arity::Optional => 1,
+                Arity::Required(n) => n,
+            };
+            match by_first.iter_mut().find(|e| e.names[0] == o.first) {
+                Some(e) => {
+                    if name != o.first {
+                        e.names.push(name);
+                    }
+                }
+                None => {
+                    let mut names = vec![o.first.to_string()];
+                    if name != o.first {
+                        names.push(name);
+                    }
+                    by_first.push(Entry {
+                        head: t.head,
+                        names,
+                        effect: o.effect,
+                        values,
+                        optional: o.arity == Arity::Optional,
+                        at: o.at.clone(),
+                    });
+                }
+            }
+        }
+        // Table order: by where the first spelling stands in the text.
+        by_first.sort_by_key(|e| t.options.find(e.names[0].as_str()).unwrap_or(usize::MAX));
+        for e in &mut by_first {
+            e.names[1..].sort();
+        }
+        out.extend(by_first);
+    }
+    out
 }
 
 /// The heads of every table, for docs and tests.
@@ -393,6 +590,25 @@ pub fn check(argv: &[WordValue], env: &[WordValue]) -> Option<Vec<Finding>> {
         env::target_dir_deleted(env, &mut out);
     }
     Some(out)
+}
+
+/// A command's words as its tool's table reads them: the options given (by their table's first
+/// spelling) and the operands, for the effects table (`jq -f`: every operand is then a file);
+/// `None` when no table knows the program.
+pub fn words_of(argv: &[WordValue]) -> Option<(Vec<&'static str>, Vec<WordValue>)> {
+    let first = argv.first()?;
+    let reg = registry();
+    let (_, head) = reg
+        .by_program
+        .get(program(&first.text))?
+        .iter()
+        .find(|(words, _)| words.len() == 1)?;
+    let c = reg.by_head.get(head)?;
+    let mut ignored = Vec::new();
+    let (parsed, _) = parse(c, &argv[1..], &mut ignored);
+    let names = parsed.options.iter().map(|(n, _, _)| *n).collect();
+    let operands = parsed.operands.into_iter().cloned().collect();
+    Some((names, operands))
 }
 
 /// Reads `args` against a compiled table, following subcommands and passed-on arguments.
@@ -512,7 +728,7 @@ fn parse<'a>(
             continue;
         }
         i = match c.tool.style {
-            Style::Gnu if !t.starts_with("--") && c.find(t).is_none() => {
+            Style::Gnu | Style::Next if !t.starts_with("--") && c.find(t).is_none() => {
                 short_cluster(c, args, i, &mut p, out)
             }
             _ => long_option(c, args, i, &mut p, out),
@@ -521,10 +737,17 @@ fn parse<'a>(
     (p, None)
 }
 
-/// Records one option and its effect.
+/// Records one option and its effect: a finding for each value its table says the effect acts
+/// on (or one without a value, for an option that takes none or was given none).
 fn record(p: &mut Parsed<'_>, out: &mut Vec<Finding>, o: &Opt, word: &str, values: Vec<WordValue>) {
     if o.effect != Effect::Plain {
-        out.push(Finding::new(word, o.first, o.effect, values.last().cloned()).because(o.why));
+        let targets: Vec<&WordValue> = o.at.iter().filter_map(|&k| values.get(k - 1)).collect();
+        if targets.is_empty() {
+            out.push(Finding::new(word, o.first, o.effect, None).because(o.why));
+        }
+        for v in targets {
+            out.push(Finding::new(word, o.first, o.effect, Some(v.clone())).because(o.why));
+        }
     }
     p.options.push((o.first, word.to_string(), values));
 }
@@ -562,7 +785,7 @@ fn long_option(
     let found = c.find(name).or_else(|| match c.tool.style {
         // Go's flag package takes `-name` and `--name` alike.
         Style::Single => name.strip_prefix('-').and_then(|s| c.find(s)),
-        Style::Gnu => None,
+        Style::Gnu | Style::Next => None,
     });
     let Some(o) = found.cloned() else {
         out.push(unknown(c, t, name));
@@ -625,7 +848,8 @@ fn take_values(
     end
 }
 
-/// `-abc`, `-n5`, `-n 5`, `-5`; returns the index after it.
+/// `-abc`, `-n5`, `-n 5`, `-5`; returns the index after it. In the [`Style::Next`] style a
+/// letter's value is the next unused word, and the cluster goes on after it.
 fn short_cluster(
     c: &Compiled,
     args: &[WordValue],
@@ -640,16 +864,30 @@ fn short_cluster(
         p.options.push(("-NUM", t.to_string(), Vec::new()));
         return i + 1;
     }
+    // The next word not yet taken as a value (Style::Next).
+    let mut next = i + 1;
     for (k, ch) in letters.char_indices() {
         let name = format!("-{ch}");
         let Some(o) = c.find(&name).cloned() else {
             out.push(unknown(c, t, &name));
-            return i + 1;
+            return next;
         };
         let after = &letters[k + ch.len_utf8()..];
-        match o.arity {
-            Arity::None => record(p, out, &o, t, Vec::new()),
-            Arity::Optional => {
+        match (o.arity, c.tool.style) {
+            (Arity::None, _) => record(p, out, &o, t, Vec::new()),
+            // tree has no attached values: a letter that takes one takes the next word.
+            (Arity::Optional, Style::Next) => record(p, out, &o, t, Vec::new()),
+            (Arity::Required(n), Style::Next) => {
+                let end = (next + n).min(args.len());
+                let values: Vec<WordValue> = args[next..end].to_vec();
+                if values.len() < n {
+                    out.push(unknown(c, t, o.first).because("lacks its value"));
+                } else {
+                    record(p, out, &o, t, values);
+                }
+                next = end;
+            }
+            (Arity::Optional, _) => {
                 let values = if after.is_empty() {
                     Vec::new()
                 } else {
@@ -658,14 +896,14 @@ fn short_cluster(
                 record(p, out, &o, t, values);
                 return i + 1;
             }
-            Arity::Required(n) => {
+            (Arity::Required(n), _) => {
                 // `-n5`, `-ofile`: the rest of the word is the first value.
                 let first = (!after.is_empty()).then(|| attached(w, after));
                 return take_values(c, args, i, n, first, p, out, &o);
             }
         }
     }
-    i + 1
+    next
 }
 
 #[cfg(test)]

@@ -88,7 +88,11 @@ pub const TOOLS: &[Tool] = &[
         terminated: &["-exec", "-execdir", "-ok", "-okdir"],
         ..single("find", f::FIND)
     },
-    gnu("tree", f::TREE),
+    // tree takes a short option's value from the next word, never from the rest of its word.
+    Tool {
+        style: Style::Next,
+        ..gnu("tree", f::TREE)
+    },
     checked(gnu("jq", f::JQ), f::jq),
     // --- git, the forge, containers and clusters ---
     sub("git", g::GIT),
