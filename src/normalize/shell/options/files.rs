@@ -948,3 +948,124 @@ mod tests {
         }
     }
 }
+
+/// `sed` as a viewer (`sed -n 1,5p FILE`, Codex's safe example): only print-only scripts pass
+/// (see [`sed`]); `-i` edits files, `-f` runs a script file guardian cannot read.
+pub const SED: &str = r#"
+-n --quiet --silent
+-e --expression =
+-f --file = program: runs the sed script in that file
+-i --in-place =? changes: edits the files in place
+-E -r --regexp-extended
+-s --separate
+-z --null-data
+-u --unbuffered
+-l --line-length =
+--posix
+--sandbox
+--debug
+--follow-symlinks
+--help
+--version
+"#;
+
+/// `nl` (GNU): numbers lines; no option writes or reads a file.
+pub const NL: &str = r#"
+-b --body-numbering =
+-d --section-delimiter =
+-f --footer-numbering =
+-h --header-numbering =
+-i --line-increment =
+-l --join-blank-lines =
+-n --number-format =
+-p --no-renumber
+-s --number-separator =
+-v --starting-line-number =
+-w --number-width =
+--help
+--version
+"#;
+
+/// `tac` (GNU).
+pub const TAC: &str = r#"
+-b --before
+-r --regex
+-s --separator =
+--help
+--version
+"#;
+
+/// `numfmt` (GNU): its operands are numbers, not files.
+pub const NUMFMT: &str = r#"
+--debug
+-d --delimiter =
+--field =
+--format =
+--from =
+--from-unit =
+--grouping
+--header =?
+--invalid =
+--padding =
+--round =
+--suffix =
+--to =
+--to-unit =
+-z --zero-terminated
+--help
+--version
+"#;
+
+/// `base64` (GNU coreutils; BSD's `-o FILE`/`-i FILE` are not in it, so they are unknown).
+pub const BASE64: &str = r#"
+-d --decode
+-i --ignore-garbage
+-w --wrap =
+--help
+--version
+"#;
+
+/// `sed`: every script must only print lines by number (`1,5p`, `10p`, `$p`, `3,$p`, joined by
+/// `;`); anything else (`w FILE`, `e COMMAND`, `s///w`, `r FILE`) may write, run or read what the
+/// rule does not name.
+pub fn sed(p: &Parsed<'_>, out: &mut Vec<Finding>) {
+    let scripts: Vec<&WordValue> = if p.has("-e") {
+        p.values("-e").collect()
+    } else if p.has("-f") {
+        Vec::new()
+    } else {
+        p.operands.first().copied().into_iter().collect()
+    };
+    for s in scripts {
+        if s.dynamic.is_some() || !print_only(&s.text) {
+            out.push(
+                Finding::new(&s.text, "SCRIPT", Effect::Unknown, Some(s.clone()))
+                    .because("is a sed script guardian does not know to only print lines (`1,5p`)"),
+            );
+        }
+    }
+}
+
+/// `N`, `$`, `N,M`, `N,$` followed by `p`, several joined by `;` or new lines.
+fn print_only(script: &str) -> bool {
+    let addr = |a: &str| a == "$" || (!a.is_empty() && a.chars().all(|c| c.is_ascii_digit()));
+    let mut any = false;
+    for piece in script.split([';', '\n']) {
+        let piece = piece.trim();
+        if piece.is_empty() {
+            continue;
+        }
+        let Some(range) = piece.strip_suffix('p') else {
+            return false;
+        };
+        let ok = match range.trim().split_once(',') {
+            Some((a, b)) => addr(a.trim()) && addr(b.trim()),
+            None => addr(range.trim()),
+        };
+        if !ok {
+            return false;
+        }
+        any = true;
+    }
+    any
+}

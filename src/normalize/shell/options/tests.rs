@@ -58,6 +58,15 @@ const EVERYDAY: &[&str] = &[
     "find . -path ./target -prune -o -name *.toml -print",
     "tree -L 2 -a -I target",
     "jq -r .name package.json",
+    "sed -n 1,5p src/lib.rs",
+    "sed -n 10p a.txt",
+    "sed -n -e 3p -e $p a.txt",
+    "sed -n 3,$p;7p a.txt",
+    "nl -ba src/lib.rs",
+    "tac log.txt",
+    "numfmt --to=iec 1048576",
+    "base64 -w0 src/lib.rs",
+    "base64 -d blob.b64",
     "jq --arg v 1 .x file.json",
     "printf %s\\n -x",
     "git status --porcelain=v1 -b",
@@ -196,6 +205,13 @@ const EFFECTFUL: &[(&str, &str, Effect)] = {
         ("file -C -m magic", "-C", Changes),
         ("wc --files0-from=list", "--files0-from", ReadsListed),
         ("tree -ao /root/.bashrc .", "-o", Write),
+        ("sed -n 1w/root/.bashrc x", "SCRIPT", Unknown),
+        ("sed -n s/a/b/w/tmp/x x", "SCRIPT", Unknown),
+        ("sed -n 1e\x20id x", "SCRIPT", Unknown),
+        ("sed -n /re/p x", "SCRIPT", Unknown),
+        ("sed -n -i 1p x", "-i", Changes),
+        ("sed -n -f script.sed x", "-f", Program),
+        ("base64 -o /root/x a", "-o", Unknown),
         ("jq -L /tmp/mods -n 1", "-L", ReadTree),
         ("printf -v PATH /tmp/evil", "-v", Config),
         ("git diff --ext-diff", "--ext-diff", Spawns),
@@ -349,4 +365,84 @@ fn tools_without_a_table_and_unknown_subcommands_are_not_checked() {
 fn find_exec_commands_are_not_read_as_find_options() {
     assert!(findings("find . -name *.rs -exec grep -l TODO {} ;").is_empty());
     assert!(findings("find . -type f -execdir wc -l {} +").is_empty());
+}
+
+/// The path each file option acts on, whichever value position and spelling carries it (#44:
+/// `find -fprintf FILE FORMAT` writes FILE, which was read from the format's position).
+const TARGETS: &[(&str, &str, &str)] = &[
+    (
+        "find . -fprintf /root/.bashrc %p",
+        "-fprintf",
+        "/root/.bashrc",
+    ),
+    ("find . -fprint /root/.bashrc", "-fprint", "/root/.bashrc"),
+    (
+        "jq -n --rawfile k /etc/shadow .",
+        "--rawfile",
+        "/etc/shadow",
+    ),
+    (
+        "jq -n --slurpfile k /etc/shadow .",
+        "--slurpfile",
+        "/etc/shadow",
+    ),
+    (
+        "jq -n --rawfile=k /etc/shadow .",
+        "--rawfile",
+        "/etc/shadow",
+    ),
+    ("sort -o/root/x a", "-o", "/root/x"),
+    ("sort -uo/root/x a", "-o", "/root/x"),
+    ("sort -uo /root/x a", "-o", "/root/x"),
+    ("sort --output=/root/x a", "-o", "/root/x"),
+    ("sort --output /root/x a", "-o", "/root/x"),
+    ("tree -o /root/.bashrc .", "-o", "/root/.bashrc"),
+    ("tree -ox /root/.bashrc", "-o", "/root/.bashrc"),
+    ("tree -Lo 2 /root/.bashrc .", "-o", "/root/.bashrc"),
+    ("git diff --output=/root/x", "--output", "/root/x"),
+    ("git diff --output /root/x", "--output", "/root/x"),
+    ("grep -f/etc/shadow x", "-f", "/etc/shadow"),
+    ("grep -cf /etc/shadow x", "-f", "/etc/shadow"),
+    (
+        "go test -coverprofile=/root/x ./...",
+        "-coverprofile",
+        "/root/x",
+    ),
+    (
+        "go test --coverprofile /root/x ./...",
+        "-coverprofile",
+        "/root/x",
+    ),
+];
+
+#[test]
+fn each_file_option_acts_on_the_value_its_table_names() {
+    let mut bad = Vec::new();
+    for &(line, name, path) in TARGETS {
+        let found: Vec<(String, Option<String>)> = check(&words(line), &[])
+            .unwrap_or_default()
+            .into_iter()
+            .map(|f| (f.name, f.value.map(|v| v.text)))
+            .collect();
+        if !found
+            .iter()
+            .any(|(n, v)| n == name && v.as_deref() == Some(path))
+        {
+            bad.push(format!(
+                "{line}: expected {name} on {path}, found {found:?}"
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn a_multi_value_option_with_an_effect_must_say_which_value() {
+    use super::positions_said;
+    assert!(positions_said(
+        "-fprintf =2 write@1: the file, then the format\n--arg =2\n"
+    ));
+    assert!(positions_said("# -x =2 write\n-o = write\n"));
+    assert!(!positions_said("-fprintf =2 write\n"));
+    assert!(!positions_said("--slurpfile =2 read: no position\n"));
 }

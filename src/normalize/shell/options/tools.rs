@@ -94,6 +94,12 @@ pub const TOOLS: &[Tool] = &[
         ..gnu("tree", f::TREE)
     },
     checked(gnu("jq", f::JQ), f::jq),
+    // Codex's safe examples: viewers with no option that writes.
+    checked(gnu("sed", f::SED), f::sed),
+    gnu("nl", f::NL),
+    gnu("tac", f::TAC),
+    gnu("numfmt", f::NUMFMT),
+    gnu("base64", f::BASE64),
     // --- git, the forge, containers and clusters ---
     sub("git", g::GIT),
     gnu("git status", g::GIT_STATUS),
