@@ -949,13 +949,14 @@ mod tests {
     }
 }
 
-/// `sed` as a viewer (`sed -n 1,5p FILE`, Codex's safe example): only print-only scripts pass
-/// (see [`sed`]); `-i` edits files, `-f` runs a script file guardian cannot read.
+/// `sed` (`sed -n 1,5p FILE` is Codex's safe example): `-i` writes its files, which the effects
+/// table already judges as writes; a script is read by [`sed`], and `-f` runs a script file
+/// guardian cannot read.
 pub const SED: &str = r#"
 -n --quiet --silent
 -e --expression =
 -f --file = program: runs the sed script in that file
--i --in-place =? changes: edits the files in place
+-i --in-place =?
 -E -r --regexp-extended
 -s --separate
 -z --null-data
@@ -968,7 +969,6 @@ pub const SED: &str = r#"
 --help
 --version
 "#;
-
 /// `nl` (GNU): numbers lines; no option writes or reads a file.
 pub const NL: &str = r#"
 -b --body-numbering =
@@ -1025,9 +1025,9 @@ pub const BASE64: &str = r#"
 --version
 "#;
 
-/// `sed`: every script must only print lines by number (`1,5p`, `10p`, `$p`, `3,$p`, joined by
-/// `;`); anything else (`w FILE`, `e COMMAND`, `s///w`, `r FILE`) may write, run or read what the
-/// rule does not name.
+/// `sed`: a script may only print, delete, substitute and move lines; a command that writes a
+/// file (`w`, `W`, `s///w`), runs one (`e`, `s///e`) or reads one (`r`, `R`) is not one a rule
+/// names, and neither is anything this reader does not know.
 pub fn sed(p: &Parsed<'_>, out: &mut Vec<Finding>) {
     let scripts: Vec<&WordValue> = if p.has("-e") {
         p.values("-e").collect()
@@ -1037,33 +1037,103 @@ pub fn sed(p: &Parsed<'_>, out: &mut Vec<Finding>) {
         p.operands.first().copied().into_iter().collect()
     };
     for s in scripts {
-        if s.dynamic.is_some() || !print_only(&s.text) {
+        if s.dynamic.is_some() || !sed_script_is_plain(&s.text) {
             out.push(
-                Finding::new(&s.text, "SCRIPT", Effect::Unknown, Some(s.clone()))
-                    .because("is a sed script guardian does not know to only print lines (`1,5p`)"),
+                Finding::new(&s.text, "SCRIPT", Effect::Unknown, Some(s.clone())).because(
+                    "is a sed script guardian does not know to only print, delete or substitute lines (`w`, `e` and `r` write, run and read files)",
+                ),
             );
         }
     }
 }
 
-/// `N`, `$`, `N,M`, `N,$` followed by `p`, several joined by `;` or new lines.
-fn print_only(script: &str) -> bool {
-    let addr = |a: &str| a == "$" || (!a.is_empty() && a.chars().all(|c| c.is_ascii_digit()));
-    let mut any = false;
-    for piece in script.split([';', '\n']) {
-        let piece = piece.trim();
-        if piece.is_empty() {
-            continue;
+/// Whether a sed script uses only commands that change nothing but its output: addresses
+/// (`N`, `$`, `/re/`, ranges, `!`), `p d = q Q n N P D h H g G x l z`, `{ }`, and `s`/`y` without
+/// the `w` and `e` flags.
+fn sed_script_is_plain(script: &str) -> bool {
+    let c: Vec<char> = script.chars().collect();
+    let mut i = 0;
+    // Up to the next unescaped `delim`; returns the index after it.
+    let until = |mut i: usize, delim: char| -> Option<usize> {
+        while i < c.len() {
+            match c[i] {
+                '\\' => i += 2,
+                ch if ch == delim => return Some(i + 1),
+                '\n' => return None,
+                _ => i += 1,
+            }
         }
-        let Some(range) = piece.strip_suffix('p') else {
+        None
+    };
+    let mut any = false;
+    while i < c.len() {
+        while i < c.len() && (c[i].is_whitespace() || c[i] == ';') {
+            i += 1;
+        }
+        if i >= c.len() {
+            break;
+        }
+        // Addresses: `N`, `$`, `/re/`, then `,ADDR`, then `!`.
+        for second in [false, true] {
+            if second {
+                if c.get(i) != Some(&',') {
+                    break;
+                }
+                i += 1;
+            }
+            match c.get(i) {
+                Some(d) if d.is_ascii_digit() => {
+                    while c.get(i).is_some_and(char::is_ascii_digit) {
+                        i += 1;
+                    }
+                }
+                Some('$') => i += 1,
+                Some('/') => match until(i + 1, '/') {
+                    Some(k) => i = k,
+                    None => return false,
+                },
+                _ if second => return false,
+                _ => {}
+            }
+        }
+        while c.get(i).is_some_and(|ch| ch.is_whitespace() || *ch == '!') {
+            i += 1;
+        }
+        let Some(&cmd) = c.get(i) else {
             return false;
         };
-        let ok = match range.trim().split_once(',') {
-            Some((a, b)) => addr(a.trim()) && addr(b.trim()),
-            None => addr(range.trim()),
-        };
-        if !ok {
-            return false;
+        i += 1;
+        match cmd {
+            'p' | 'd' | '=' | 'n' | 'N' | 'P' | 'D' | 'h' | 'H' | 'g' | 'G' | 'x' | 'l' | 'z'
+            | '{' | '}' => {}
+            'q' | 'Q' => {
+                while c.get(i).is_some_and(char::is_ascii_digit) {
+                    i += 1;
+                }
+            }
+            's' | 'y' => {
+                let Some(&delim) = c.get(i) else {
+                    return false;
+                };
+                if delim == '\\' || delim == '\n' {
+                    return false;
+                }
+                let Some(k) = until(i + 1, delim).and_then(|k| until(k, delim)) else {
+                    return false;
+                };
+                i = k;
+                while let Some(&f) = c.get(i) {
+                    match f {
+                        'g' | 'p' | 'i' | 'I' | 'm' | 'M' => i += 1,
+                        d if d.is_ascii_digit() && cmd == 's' => i += 1,
+                        ';' | '\n' | '}' => break,
+                        w if w.is_whitespace() => i += 1,
+                        // `w FILE`, `e`, anything else.
+                        _ => return false,
+                    }
+                }
+            }
+            _ => return false,
         }
         any = true;
     }
