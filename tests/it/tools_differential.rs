@@ -142,6 +142,132 @@ const CASES: &[(&str, &str, &str)] = &[
     ("git stash list", "-O", "git stash list -p -O order.txt"),
     ("make", "-C", "make -C d"),
     ("make", "-I", "make -I d"),
+    // cargo builds the crate `cr/` (no dependencies); its own target/ and Cargo.lock are its own.
+    (
+        "cargo build",
+        "--manifest-path",
+        "cargo build -q --manifest-path cr/Cargo.toml",
+    ),
+    (
+        "cargo build",
+        "--target-dir",
+        "cargo build -q --manifest-path cr/Cargo.toml --target-dir out/t",
+    ),
+    (
+        "cargo test",
+        "--manifest-path",
+        "cargo test -q --manifest-path cr/Cargo.toml",
+    ),
+    (
+        "cargo test",
+        "--target-dir",
+        "cargo test -q --manifest-path=cr/Cargo.toml --target-dir=out/t",
+    ),
+    (
+        "cargo check",
+        "--manifest-path",
+        "cargo check -q --manifest-path cr/Cargo.toml",
+    ),
+    (
+        "cargo check",
+        "--target-dir",
+        "cargo check -q --manifest-path cr/Cargo.toml --target-dir out/t",
+    ),
+    (
+        "cargo clippy",
+        "--manifest-path",
+        "cargo clippy -q --manifest-path cr/Cargo.toml",
+    ),
+    (
+        "cargo clippy",
+        "--target-dir",
+        "cargo clippy -q --manifest-path cr/Cargo.toml --target-dir out/t",
+    ),
+    (
+        "cargo bench",
+        "--manifest-path",
+        "cargo bench -q --manifest-path cr/Cargo.toml",
+    ),
+    (
+        "cargo bench",
+        "--target-dir",
+        "cargo bench -q --manifest-path cr/Cargo.toml --target-dir out/t",
+    ),
+    (
+        "cargo nextest run",
+        "--manifest-path",
+        "cargo nextest run --manifest-path cr/Cargo.toml",
+    ),
+    (
+        "cargo nextest run",
+        "--target-dir",
+        "cargo nextest run --manifest-path cr/Cargo.toml --target-dir out/t",
+    ),
+    (
+        "cargo tree",
+        "--manifest-path",
+        "cargo tree --manifest-path cr/Cargo.toml",
+    ),
+    (
+        "cargo metadata",
+        "--manifest-path",
+        "cargo metadata --format-version 1 --manifest-path cr/Cargo.toml",
+    ),
+    (
+        "cargo clean",
+        "--manifest-path",
+        "cargo clean --manifest-path cr/Cargo.toml",
+    ),
+    (
+        "cargo fmt",
+        "--manifest-path",
+        "cargo fmt --manifest-path cr/Cargo.toml",
+    ),
+    (
+        "@libtest",
+        "--logfile",
+        // libtest runs in the package's directory, so the path is absolute ({root}: the canaries').
+        "cargo test -q --manifest-path cr/Cargo.toml -- --logfile {root}/work/out/l.txt",
+    ),
+    (
+        "@rustfmt",
+        "--config-path",
+        "cargo fmt --manifest-path cr/Cargo.toml -- --config-path fmt/rustfmt.toml",
+    ),
+    (
+        "@rustfmt",
+        "--print-config",
+        "cargo fmt -- --print-config default out/r.toml",
+    ),
+];
+
+/// Options of run tables that cannot run here, and why.
+const NOT_RUN_OPTIONS: &[(&str, &str, &str)] = &[
+    (
+        "cargo",
+        "--lockfile-path",
+        "unstable: stable cargo refuses it without -Z unstable-options",
+    ),
+    (
+        "cargo",
+        "--artifact-dir",
+        "unstable: stable cargo refuses it without -Z unstable-options",
+    ),
+    (
+        "cargo nextest run",
+        "--extract-to",
+        "needs a nextest archive",
+    ),
+    (
+        "cargo nextest run",
+        "--cargo-metadata",
+        "needs a nextest archive",
+    ),
+    (
+        "cargo nextest run",
+        "--workspace-remap",
+        "needs a nextest archive",
+    ),
 ];
 
 /// Programs whose tables are not run against the real tool here, and why.
@@ -181,11 +307,10 @@ const NOT_RUN: &[(&str, &str)] = &[
     ),
     ("mypy", "not run yet: needs mypy from PyPI"),
     ("ruff", "not run yet: needs ruff from PyPI"),
-    ("cargo", "not run yet: each case builds a crate"),
-    ("@libtest", "not run yet: each case builds a crate"),
-    ("@criterion", "not run yet: each case builds a crate"),
-    ("@rustfmt", "not run yet: each case builds a crate"),
-    ("@clippy", "not run yet: each case builds a crate"),
+    (
+        "@criterion",
+        "needs the criterion crate built for a bench (crates.io, minutes on two cores)",
+    ),
 ];
 
 fn program_of(head: &str) -> &str {
@@ -218,7 +343,11 @@ fn every_file_option_of_every_run_table_has_a_case() {
         }
         let covered = CASES
             .iter()
-            .any(|(h, o, _)| *h == e.head && e.names.iter().any(|n| n == o));
+            .any(|(h, o, _)| *h == e.head && e.names.iter().any(|n| n == o))
+            || NOT_RUN_OPTIONS.iter().any(|(h, o, _)| {
+                (e.head == *h || program_of(e.head) == *h && !e.head.contains("nextest"))
+                    && e.names.iter().any(|n| n == o)
+            });
         if !covered {
             missing.push(format!("{} {} ({:?})", e.head, e.names.join(" "), e.effect));
         }
@@ -269,6 +398,20 @@ fn setup(root: &Path) -> PathBuf {
         std::fs::write(work.join(name), text).expect("write canary");
     }
     std::fs::write(outside.join("secret.txt"), "alpha secret\n").expect("write canary");
+    for d in ["cr/src", "fmt"] {
+        std::fs::create_dir_all(work.join(d)).expect("mkdir");
+    }
+    std::fs::write(
+        work.join("cr/Cargo.toml"),
+        "[package]\nname = \"cr\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .expect("write canary");
+    std::fs::write(
+        work.join("cr/src/lib.rs"),
+        "pub fn one() -> u32 {\n    1\n}\n\n#[test]\nfn it_is_one() {\n    assert_eq!(one(), 1);\n}\n",
+    )
+    .expect("write canary");
+    std::fs::write(work.join("fmt/rustfmt.toml"), "max_width = 100\n").expect("write canary");
     let noise: Vec<u8> = (0..8192u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
@@ -403,6 +546,14 @@ fn parse_strace_line(line: &str) -> Option<(String, PathBuf, Option<PathBuf>)> {
     Some((syscall, lexical(&resolved), result))
 }
 
+/// The real `RUSTUP_HOME`/`CARGO_HOME` (the test gives the tool a home of its own).
+fn real_home(var: &str, under_home: &str) -> PathBuf {
+    std::env::var_os(var).map_or_else(
+        || PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(under_home),
+        PathBuf::from,
+    )
+}
+
 fn observe(root: &Path, work: &Path, command: &str) -> Observed {
     let before = snapshot(root);
     let trace = root.join("trace.log");
@@ -413,6 +564,11 @@ fn observe(root: &Path, work: &Path, command: &str) -> Observed {
         .args(["bash", "-c", command])
         .current_dir(work)
         .env("HOME", &home)
+        // rustup's proxies find the toolchain through these, not through HOME.
+        .env("RUSTUP_HOME", real_home("RUSTUP_HOME", ".rustup"))
+        .env("CARGO_HOME", real_home("CARGO_HOME", ".cargo"))
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("RUSTFLAGS")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("LC_ALL", "C")
         .env("NO_COLOR", "1")
@@ -567,6 +723,7 @@ fn run_case(head: &str, option: &str, command: &str) -> Vec<String> {
         .lines()
         .map(|p| work.join(p))
         .collect();
+    let command = &command.replace("{root}", &root.display().to_string());
     let s = said(&work, command);
     let o = observe(&root, &work, command);
     let mut bad = Vec::new();
@@ -582,7 +739,36 @@ fn run_case(head: &str, option: &str, command: &str) -> Vec<String> {
         ));
         return bad;
     }
+    // cargo builds the crate it is pointed at: its target/ and Cargo.lock are its own output,
+    // and its sources its own input.
+    let crate_dir = work.join("cr");
+    let cargo = program_of(head) == "cargo" || head.starts_with('@');
+    // cargo makes a target directory by renaming a temporary sibling into place (`targetXXXXXX`
+    // beside `target`, `tXXXXXX` beside `--target-dir out/t`): that sibling is the directory.
+    let temp_sibling = |p: &Path, dir: &Path| {
+        let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+            return false;
+        };
+        p.strip_prefix(parent)
+            .ok()
+            .and_then(|rest| rest.components().next())
+            .is_some_and(|first| {
+                let first = first.as_os_str().to_string_lossy();
+                let name = name.to_string_lossy();
+                first.len() == name.len() + 6 && first.starts_with(name.as_ref())
+            })
+    };
+    let own_output = |p: &Path| {
+        cargo
+            && (p.starts_with(crate_dir.join("target"))
+                || temp_sibling(p, &crate_dir.join("target"))
+                || p == crate_dir.join("Cargo.lock")
+                || s.tree_writes.iter().any(|t| temp_sibling(p, t)))
+    };
     for w in &o.written {
+        if own_output(w) {
+            continue;
+        }
         if !s.writes.contains(w) && !under(w, &s.tree_writes) {
             bad.push(format!(
                 "{who}: the tool wrote {} but guardian said it writes [{}]",
@@ -594,6 +780,9 @@ fn run_case(head: &str, option: &str, command: &str) -> Vec<String> {
     let git_repo = program_of(head) == "git";
     for r in &o.read {
         if git_repo && tracked.contains(r) {
+            continue;
+        }
+        if cargo && r.starts_with(&crate_dir) {
             continue;
         }
         // make reads the makefile of the directory it builds in: its own input.

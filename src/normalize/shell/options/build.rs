@@ -69,7 +69,7 @@ macro_rules! cargo_compilation {
 -r --release
 --profile =
 --target =
---target-dir = write
+--target-dir = write-tree: writes the build under that directory
 --unit-graph
 --build-plan
 --timings =?
@@ -258,7 +258,7 @@ pub const CARGO_NEXTEST_RUN: &str = concat!(
 -r --release
 --cargo-profile =
 --target =
---target-dir = write
+--target-dir = write-tree: writes the build under that directory
 --unit-graph
 --timings =?
 --frozen
@@ -412,7 +412,7 @@ pub const RUSTFMT_ARGS: &str = r#"
 --edition =
 --style-edition =
 --color =
---print-config = write: with a PATH after the kind, writes the config there
+--print-config =2 write@2: writes the config of that kind (default, minimal, current) to the path after it
 -l --files-with-diff
 -v --verbose
 -q --quiet

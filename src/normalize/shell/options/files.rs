@@ -920,35 +920,6 @@ pub fn fixes_write_operands(p: &Parsed<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::reads_env;
-
-    #[test]
-    fn jq_filters_that_read_the_environment() {
-        for f in [
-            "env",
-            "env.HOME",
-            "$ENV.AWS_SECRET_ACCESS_KEY",
-            "[env[]]",
-            "\"\\(env.X)\"",
-            "{a: env}",
-        ] {
-            assert!(reads_env(f), "{f}");
-        }
-        for f in [
-            ".environment",
-            ".env",
-            ".[] | .name",
-            "map(.envoy)",
-            "$foo",
-            ".x.env",
-        ] {
-            assert!(!reads_env(f), "{f}");
-        }
-    }
-}
-
 /// `sed` (`sed -n 1,5p FILE` is Codex's safe example): `-i` writes its files, which the effects
 /// table already judges as writes; a script is read by [`sed`], and `-f` runs a script file
 /// guardian cannot read.
@@ -1138,4 +1109,33 @@ fn sed_script_is_plain(script: &str) -> bool {
         any = true;
     }
     any
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reads_env;
+
+    #[test]
+    fn jq_filters_that_read_the_environment() {
+        for f in [
+            "env",
+            "env.HOME",
+            "$ENV.AWS_SECRET_ACCESS_KEY",
+            "[env[]]",
+            "\"\\(env.X)\"",
+            "{a: env}",
+        ] {
+            assert!(reads_env(f), "{f}");
+        }
+        for f in [
+            ".environment",
+            ".env",
+            ".[] | .name",
+            "map(.envoy)",
+            "$foo",
+            ".x.env",
+        ] {
+            assert!(!reads_env(f), "{f}");
+        }
+    }
 }

@@ -417,7 +417,7 @@ pub const fn positions_said(table: &str) -> bool {
             first = false;
             if b[start] == b'=' {
                 multi |= k - start >= 2 && b[start + 1] >= b'2' && b[start + 1] <= b'9';
-            } else if !(b[start] == b'-' && k - start > 1) && !at {
+            } else if !(at || (b[start] == b'-' && k - start > 1)) {
                 bare_effect = true;
             }
         }

@@ -235,7 +235,11 @@ const EFFECTFUL: &[(&str, &str, Effect)] = {
         ),
         ("docker -H tcp://10.0.0.1 ps", "-H", Config),
         ("docker compose -f /tmp/c.yml ps", "-f", Read),
-        ("cargo build --target-dir /usr/lib", "--target-dir", Write),
+        (
+            "cargo build --target-dir /usr/lib",
+            "--target-dir",
+            WriteTree,
+        ),
         (
             "cargo build --config build.rustc-wrapper=/tmp/x",
             "--config",
