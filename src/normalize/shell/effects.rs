@@ -296,7 +296,6 @@ const FAMILIES: &[Family] = &[
             "expand",
             "unexpand",
             "column",
-            "jq",
             "yq",
             "tr",
             "rev",
@@ -309,6 +308,7 @@ const FAMILIES: &[Family] = &[
         ],
         fx_cat,
     ),
+    (&["jq"], fx_jq),
     (&["sort", "uniq"], fx_sort),
     (
         &[
@@ -637,7 +637,7 @@ fn fx_awk(name: &str, args: &[WordValue], e: &mut Effects) {
     }
 }
 
-/// `cat`, `tac`, `nl`, `head`, `tail`, `less`, `more`, `most`, `bat`, `batcat`, `view`, `wc`, `cut`, `strings`, `xxd`, `od`, `hexdump`, `hd`, `base64`, `base32`, `md5sum`, `sha1sum`, `sha224sum`, `sha256sum`, `sha384sum`, `sha512sum`, `b2sum`, `cksum`, `file`, `zcat`, `bzcat`, `xzcat`, `zless`, `diff`, `cmp`, `comm`, `paste`, `join`, `fold`, `fmt`, `expand`, `unexpand`, `column`, `jq`, `yq`, `tr`, `rev`, `look`, `readlink`, `realpath`, `stat`, `du`, `pr`.
+/// `cat`, `tac`, `nl`, `head`, `tail`, `less`, `more`, `most`, `bat`, `batcat`, `view`, `wc`, `cut`, `strings`, `xxd`, `od`, `hexdump`, `hd`, `base64`, `base32`, `md5sum`, `sha1sum`, `sha224sum`, `sha256sum`, `sha384sum`, `sha512sum`, `b2sum`, `cksum`, `file`, `zcat`, `bzcat`, `xzcat`, `zless`, `diff`, `cmp`, `comm`, `paste`, `join`, `fold`, `fmt`, `expand`, `unexpand`, `column`, `yq`, `tr`, `rev`, `look`, `readlink`, `realpath`, `stat`, `du`, `pr`.
 fn fx_cat(name: &str, args: &[WordValue], e: &mut Effects) {
     let short_with_arg = match name {
         "head" | "tail" => "nc",
@@ -646,7 +646,7 @@ fn fx_cat(name: &str, args: &[WordValue], e: &mut Effects) {
         "od" => "AtjNw",
         "xxd" => "clsgo",
         "base64" | "base32" | "fold" | "fmt" => "w",
-        "jq" | "yq" => "f",
+        "yq" => "f",
         "du" => "dBt",
         "pr" => "hlwo",
         _ => "",
@@ -672,30 +672,31 @@ fn fx_cat(name: &str, args: &[WordValue], e: &mut Effects) {
             "exclude",
         ],
     );
-    if name == "jq" {
-        let mut argv = vec![WordValue::literal("jq")];
-        argv.extend(args.iter().cloned());
-        if let Some((given, mut ops)) = super::options::words_of(&argv) {
-            // With `-f FILE` there is no filter operand: every operand is an input file.
-            if !given.contains(&"-f") && !ops.is_empty() {
-                ops.remove(0);
-            }
-            e.reads.extend(ops);
-            return;
-        }
-    }
-    let skip = usize::from(matches!(name, "jq" | "yq" | "tr" | "look"));
+    let skip = usize::from(matches!(name, "yq" | "tr" | "look"));
     let mut ops: Vec<WordValue> = a.operands.iter().skip(skip).map(|w| (*w).clone()).collect();
     if name == "tr" {
         ops.clear();
     }
-    if matches!(name, "jq") {
+    e.reads.extend(ops);
+}
+
+/// `jq`, read with its option table (which also reads `--slurpfile`/`--rawfile`'s files): the
+/// first operand is the filter, unless `-f` gives it, and the others are input files.
+fn fx_jq(name: &str, args: &[WordValue], e: &mut Effects) {
+    let mut argv = vec![WordValue::literal(name)];
+    argv.extend(args.iter().cloned());
+    let Some((given, mut ops)) = super::options::words_of(&argv) else {
+        // No table (never for jq): every operand but the first.
         e.reads.extend(
-            a.options
-                .iter()
-                .filter(|(n, _)| n == "slurpfile" || n == "rawfile")
-                .filter_map(|(_, v)| v.cloned()),
+            args.iter()
+                .filter(|w| !w.text.starts_with('-'))
+                .skip(1)
+                .cloned(),
         );
+        return;
+    };
+    if !given.contains(&"-f") && !ops.is_empty() {
+        ops.remove(0);
     }
     e.reads.extend(ops);
 }

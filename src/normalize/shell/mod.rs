@@ -745,7 +745,7 @@ impl Walker {
             writes.extend(deleted.iter().cloned());
             tree_writes.extend(deleted);
         }
-        let opt_tree_reads = tree_reads.len();
+        let before_options = tree_reads.len();
         let (issue, runs) = option_effects(
             &argv_v,
             &env,
@@ -755,7 +755,7 @@ impl Walker {
             &mut tree_writes,
         );
         // A directory an option reads files under is read whole, hidden files included.
-        let skips_hidden = fx.skips_hidden && tree_reads.len() == opt_tree_reads;
+        let skips_hidden = fx.skips_hidden && tree_reads.len() == before_options;
         let tree = (!tree_reads.is_empty()).then_some((tree_reads, skips_hidden));
         let argv: Vec<String> = argv_v.iter().map(|w| w.text.clone()).collect();
         self.pending_tree = tree;

@@ -42,10 +42,9 @@ pub enum Effect {
     Write,
     /// Its value is a directory the tool empties or deletes (everything under it is written).
     Delete,
-    /// Its value is a directory the tool reads files under (`git -C`, `make -I`, `jq -L`).
+    /// Its value is a directory the tool reads files under (`make -I`, `jq -L`).
     ReadTree,
-    /// Its value is a directory the tool writes files under (`sort -T`, `make -C`,
-    /// `cargo --target-dir`).
+    /// Its value is a directory the tool writes files under (`sort -T`, `cargo --target-dir`).
     WriteTree,
     /// Its value is a file listing the files the tool reads (`--files0-from`, `file -f`): the
     /// list is read, and what it names cannot be known statically.
@@ -249,6 +248,17 @@ enum Arity {
     Required(usize),
 }
 
+impl Arity {
+    /// How many values it takes (an optional one counts as one).
+    fn values(self) -> usize {
+        match self {
+            Arity::None => 0,
+            Arity::Optional => 1,
+            Arity::Required(n) => n,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Opt {
     first: &'static str,
@@ -265,6 +275,8 @@ struct Compiled {
     exact: HashMap<&'static str, Opt>,
     prefixes: Vec<(&'static str, Opt)>,
     numeric: bool,
+    /// Every line's spellings and option, in table order (for [`entries`]).
+    lines: Vec<(Vec<&'static str>, Opt)>,
 }
 
 /// An error in a table's text (a test proves every table compiles).
@@ -282,6 +294,7 @@ fn compile(tool: &'static Tool) -> Result<Compiled, TableError> {
         exact: HashMap::new(),
         prefixes: Vec::new(),
         numeric: false,
+        lines: Vec::new(),
     };
     for line in tool.options.lines() {
         let line = line.trim();
@@ -327,11 +340,7 @@ fn compile(tool: &'static Tool) -> Result<Compiled, TableError> {
         let Some(first) = names.first().copied() else {
             return Err(err("no option name"));
         };
-        let takes = match arity {
-            Arity::None => 0,
-            Arity::Optional | Arity::Required(1) => 1,
-            Arity::Required(n) => n,
-        };
+        let takes = arity.values();
         if at.iter().any(|&k| k == 0 || k > takes) {
             return Err(err(&format!(
                 "a position names a value the option does not take (it takes {takes})"
@@ -352,7 +361,7 @@ fn compile(tool: &'static Tool) -> Result<Compiled, TableError> {
             at,
             why,
         };
-        for n in names {
+        for &n in &names {
             if n == "-NUM" {
                 c.numeric = true;
             } else if let Some(p) = n.strip_suffix('*') {
@@ -361,6 +370,7 @@ fn compile(tool: &'static Tool) -> Result<Compiled, TableError> {
                 c.exact.insert(n, opt.clone());
             }
         }
+        c.lines.push((names, opt));
     }
     Ok(c)
 }
@@ -487,7 +497,8 @@ pub fn validate() -> Result<usize, TableError> {
 pub struct Entry {
     /// The table's head (`find`, `git diff`).
     pub head: &'static str,
-    /// Its spellings, first as the table writes it (a trailing `*` is a prefix).
+    /// Its spellings as the table writes them, the first first (a trailing `*` is a prefix,
+    /// `-NUM` a number as an option).
     pub names: Vec<String>,
     /// What it does.
     pub effect: Effect,
@@ -501,51 +512,21 @@ pub struct Entry {
 
 /// Every option of every table that compiles, in table order.
 pub fn entries() -> Vec<Entry> {
-    let mut out: Vec<Entry> = Vec::new();
-    for t in tools::TOOLS {
-        let Ok(c) = compile(t) else { continue };
-        let mut by_first: Vec<Entry> = Vec::new();
-        let spelled = c
-            .exact
-            .iter()
-            .map(|(n, o)| (n.to_string(), o))
-            .chain(c.prefixes.iter().map(|(p, o)| (format!("{p}*"), o)));
-        for (name, o) in spelled {
-            let values = match o.arity {
-                Arity::None => 0,
-                Arity::Optional => 1,
-                Arity::Required(n) => n,
-            };
-            match by_first.iter_mut().find(|e| e.names[0] == o.first) {
-                Some(e) => {
-                    if name != o.first {
-                        e.names.push(name);
-                    }
-                }
-                None => {
-                    let mut names = vec![o.first.to_string()];
-                    if name != o.first {
-                        names.push(name);
-                    }
-                    by_first.push(Entry {
-                        head: t.head,
-                        names,
-                        effect: o.effect,
-                        values,
-                        optional: o.arity == Arity::Optional,
-                        at: o.at.clone(),
-                    });
-                }
-            }
-        }
-        // Table order: by where the first spelling stands in the text.
-        by_first.sort_by_key(|e| t.options.find(e.names[0].as_str()).unwrap_or(usize::MAX));
-        for e in &mut by_first {
-            e.names[1..].sort();
-        }
-        out.extend(by_first);
-    }
-    out
+    tools::TOOLS
+        .iter()
+        .filter_map(|t| compile(t).ok())
+        .flat_map(|c| {
+            let head = c.tool.head;
+            c.lines.into_iter().map(move |(names, o)| Entry {
+                head,
+                names: names.iter().map(|n| n.to_string()).collect(),
+                effect: o.effect,
+                values: o.arity.values(),
+                optional: o.arity == Arity::Optional,
+                at: o.at,
+            })
+        })
+        .collect()
 }
 
 /// The heads of every table, for docs and tests.
@@ -817,19 +798,20 @@ fn long_option(
         }
         // `--arg=NAME VALUE`: the first value attached, the others next.
         (Arity::Required(n), Some(v)) => {
-            take_values(c, args, i, n, Some(attached(w, v)), p, out, &o)
+            take_values(c, args, i, i + 1, n, Some(attached(w, v)), p, out, &o)
         }
-        (Arity::Required(n), None) => take_values(c, args, i, n, None, p, out, &o),
+        (Arity::Required(n), None) => take_values(c, args, i, i + 1, n, None, p, out, &o),
     }
 }
 
 /// Records option `o` (the word at `i`) with its `n` values: `first` when it was attached to the
-/// word, then the words after it. Returns the index after the last value.
+/// word, then the words from `from` on. Returns the index after the last value.
 #[allow(clippy::too_many_arguments)]
 fn take_values(
     c: &Compiled,
     args: &[WordValue],
     i: usize,
+    from: usize,
     n: usize,
     first: Option<WordValue>,
     p: &mut Parsed<'_>,
@@ -838,8 +820,8 @@ fn take_values(
 ) -> usize {
     let t = args[i].text.as_str();
     let mut values: Vec<WordValue> = first.into_iter().collect();
-    let end = (i + 1 + n - values.len()).min(args.len());
-    values.extend(args[i + 1..end].iter().cloned());
+    let end = (from + n - values.len()).min(args.len());
+    values.extend(args[from.min(end)..end].iter().cloned());
     if values.len() < n {
         out.push(unknown(c, t, o.first).because("lacks its value"));
     } else {
@@ -878,14 +860,7 @@ fn short_cluster(
             // tree has no attached values: a letter that takes one takes the next word.
             (Arity::Optional, Style::Next) => record(p, out, &o, t, Vec::new()),
             (Arity::Required(n), Style::Next) => {
-                let end = (next + n).min(args.len());
-                let values: Vec<WordValue> = args[next..end].to_vec();
-                if values.len() < n {
-                    out.push(unknown(c, t, o.first).because("lacks its value"));
-                } else {
-                    record(p, out, &o, t, values);
-                }
-                next = end;
+                next = take_values(c, args, i, next, n, None, p, out, &o);
             }
             (Arity::Optional, _) => {
                 let values = if after.is_empty() {
@@ -899,7 +874,7 @@ fn short_cluster(
             (Arity::Required(n), _) => {
                 // `-n5`, `-ofile`: the rest of the word is the first value.
                 let first = (!after.is_empty()).then(|| attached(w, after));
-                return take_values(c, args, i, n, first, p, out, &o);
+                return take_values(c, args, i, i + 1, n, first, p, out, &o);
             }
         }
     }
