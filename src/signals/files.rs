@@ -67,7 +67,8 @@ pub(super) fn secrets_in(text: &str, where_: &str, out: &mut Vec<Signal>) {
 
 /// The text with every secret-named setting whose value only refers to a secret held elsewhere
 /// (`password=${DB_PASSWORD}`, `apiKey: process.env.OPENAI_API_KEY`, `os.environ["TOKEN"]`,
-/// `{{ secrets.TOKEN }}`) or is a placeholder (`<your-password>`) given a placeholder value: a
+/// `{{ secrets.TOKEN }}`, `secret=@file.txt`) or is a placeholder (`<your-password>`) given a
+/// placeholder value: a
 /// reference is what keeps a secret out of the file, not a secret in it. The audit log's
 /// redaction still hides such values.
 fn without_references(text: &str) -> std::borrow::Cow<'_, str> {
@@ -83,7 +84,9 @@ fn without_references(text: &str) -> std::borrow::Cow<'_, str> {
             r#"|ENV(?:\.fetch\(|\[)["'][A-Za-z0-9_]+["'][\])]"#,
             r#"|\{\{[^}]*\}\}"#,
             r#"|<[A-Za-z0-9_. -]{1,40}>"#,
-            r#"|%\([A-Za-z0-9_]+\)s?)"#,
+            r#"|%\([A-Za-z0-9_]+\)s?"#,
+            // `key=@file`: the tool reads the value from a file (vault, curl, httpie).
+            r#"|@[./~A-Za-z0-9_-]+)"#,
         ))
         .ok()
     });

@@ -292,34 +292,64 @@ pub(super) fn push_history(cmds: &[SimpleCommand], out: &mut Vec<Signal>) {
     }
 }
 
-/// `git push`: forced pushes (critical to a main branch), remote branches deleted.
+/// A branch others build on: a force-push or deletion of it is irreversible for everyone.
+fn shared_branch(b: &str) -> bool {
+    matches!(
+        b.trim_start_matches("refs/heads/"),
+        "main" | "master" | "trunk" | "develop" | "release" | "production" | "prod"
+    )
+}
+
+/// One refspec of `git push`: its destination (`refs/heads/` and `+` removed), whether it is
+/// forced (`+src:dst`) and whether it deletes (`:dst`).
+fn refspec(r: &str) -> (String, bool, bool) {
+    let forced = r.starts_with('+');
+    let r = r.trim_start_matches('+');
+    let (src, dst) = match r.split_once(':') {
+        Some((s, d)) => (s, d),
+        None => (r, r),
+    };
+    let dst = dst.trim_start_matches("refs/heads/").to_string();
+    (dst, forced, src.is_empty())
+}
+
+/// `git push`: forced pushes and deletions (critical for a branch others build on, in every
+/// spelling: `-f origin HEAD:refs/heads/main`, `origin +main`, `origin :main`, `--delete origin
+/// main`, `--mirror`, `--force --all`), remote branches deleted.
 fn push_signals(c: &SimpleCommand, rest: &[String], out: &mut Vec<Signal>) {
     let has_r = |f: &[&str]| rest.iter().any(|x| f.contains(&x.as_str()));
     let operands: Vec<&String> = rest.iter().filter(|x| !x.starts_with('-')).collect();
     let lease = rest.iter().any(|x| x.starts_with("--force-with-lease"));
-    let force = has_r(&["-f", "--force"])
+    let force_flag = has_r(&["-f", "--force"])
         || rest
             .iter()
-            .any(|x| x.starts_with('-') && !x.starts_with("--") && x.contains('f'))
-        || operands.iter().skip(1).any(|x| x.starts_with('+'));
-    let branch = operands
-        .get(1)
-        .map(|b| {
-            b.trim_start_matches('+')
-                .rsplit(':')
-                .next()
-                .unwrap_or(b)
-                .to_string()
-        })
-        .unwrap_or_default();
-    let main = matches!(
-        branch.as_str(),
-        "main" | "master" | "trunk" | "develop" | "release"
-    );
-    if force || (lease && main) {
+            .any(|x| x.starts_with('-') && !x.starts_with("--") && x.contains('f'));
+    let delete_flag = has_r(&["-d", "--delete"]);
+    let specs: Vec<(String, bool, bool)> = operands.iter().skip(1).map(|r| refspec(r)).collect();
+    let every = has_r(&["--all", "--mirror", "--branches"]);
+    // What is force-pushed and what is deleted, branch by branch.
+    let forced: Vec<&str> = specs
+        .iter()
+        .filter(|(_, plus, del)| (force_flag || lease || *plus) && !*del && !delete_flag)
+        .map(|(d, _, _)| d.as_str())
+        .collect();
+    let deleted: Vec<&str> = specs
+        .iter()
+        .filter(|(_, _, del)| *del || delete_flag)
+        .map(|(d, _, _)| d.as_str())
+        .collect();
+    let force_any = force_flag || specs.iter().any(|(_, plus, _)| *plus);
+    if force_any || (lease && forced.iter().any(|b| shared_branch(b))) {
+        let critical = forced.iter().any(|b| shared_branch(b)) || (force_flag && every);
+        let branch = forced
+            .iter()
+            .find(|b| shared_branch(b))
+            .or(forced.first())
+            .copied()
+            .unwrap_or("");
         out.push(sig(
             Category::RemoteHistory,
-            if main {
+            if critical {
                 Severity::Critical
             } else {
                 Severity::High
@@ -327,27 +357,39 @@ fn push_signals(c: &SimpleCommand, rest: &[String], out: &mut Vec<Signal>) {
             format!(
                 "`{}` force-pushes {}",
                 c.text,
-                if branch.is_empty() {
+                if every {
+                    "every branch"
+                } else if branch.is_empty() {
                     "the current branch"
                 } else {
-                    &branch
+                    branch
                 }
             ),
-            if branch.is_empty() { "push" } else { &branch },
+            if branch.is_empty() { "push" } else { branch },
         ));
     }
-    let deletes = has_r(&["-d", "--delete"]) || operands.iter().skip(1).any(|x| x.starts_with(':'));
-    if deletes {
+    if !deleted.is_empty() {
+        let shared = deleted.iter().find(|b| shared_branch(b));
         out.push(sig(
             Category::RemoteHistory,
-            Severity::High,
+            if shared.is_some() {
+                Severity::Critical
+            } else {
+                Severity::High
+            },
             format!("`{}` deletes a remote branch", c.text),
-            operands
-                .last()
-                .map_or("branch", |b| b.trim_start_matches(':')),
+            shared.or(deleted.last()).copied().unwrap_or("branch"),
         ));
     }
-    if has_r(&["--all", "--mirror", "--tags"]) {
+    if has_r(&["--mirror"]) {
+        // A mirror push force-updates and deletes every remote ref to match the local ones.
+        out.push(sig(
+            Category::RemoteHistory,
+            Severity::Critical,
+            format!("`{}` overwrites and deletes every remote ref", c.text),
+            "all refs",
+        ));
+    } else if has_r(&["--all", "--tags", "--branches"]) {
         out.push(sig(
             Category::RemoteHistory,
             Severity::High,
