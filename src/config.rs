@@ -44,6 +44,9 @@ pub struct Config {
     pub hooks: HooksConfig,
     /// `[signals]`: risk-signal severities and the hosts reading from which is no signal.
     pub signals: crate::signals::SignalsConfig,
+    /// `[mandate]`: how the user's request is compiled into grants and prohibitions, and the
+    /// operator's own grants.
+    pub mandate: crate::mandate::compile::MandateConfig,
     /// The name rule sources are given under (the config's path as the user gave it).
     #[serde(skip)]
     pub source_name: String,
@@ -619,7 +622,19 @@ impl Config {
         self.validate_server()?;
         self.validate_policy()?;
         self.validate_reviewer()?;
-        self.validate_audit()
+        self.validate_audit()?;
+        self.validate_mandate()
+    }
+
+    /// `[mandate]`: every operator grant parses.
+    fn validate_mandate(&self) -> Result<(), ConfigError> {
+        if let Err((i, e)) = crate::mandate::declared(&self.mandate.grants) {
+            return Err(self.invalid(&format!("mandate.grants[{i}]"), &e.to_string()));
+        }
+        if self.mandate.timeout_ms == 0 {
+            return Err(self.invalid("mandate.timeout_ms", "must be at least 1"));
+        }
+        Ok(())
     }
 
     /// A config error naming the key.

@@ -16,6 +16,7 @@ pub mod config;
 pub mod decision;
 pub mod eval;
 pub mod integrations;
+pub mod mandate;
 pub mod metrics;
 pub mod normalize;
 pub mod openapi;

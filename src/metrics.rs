@@ -55,6 +55,13 @@ pub struct Metrics {
     /// `guardian_session_store_errors_total`: session store calls that failed or timed out
     /// (each judged as if nothing were remembered, a denial interrupting).
     pub session_store_errors: Counter,
+    /// `guardian_mandate_compiles_total{kind=compiled|cached|failed}`: requests compiled into a
+    /// mandate, found compiled in the session store, or not compiled (a failure named in the
+    /// audit record).
+    pub mandate_compiles: Family<KindLabels, Counter>,
+    /// `guardian_mandate_rulings_total{kind=granted|prohibited|partly}`: decisions the mandate
+    /// settled or helped settle.
+    pub mandate_rulings: Family<KindLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -137,7 +144,21 @@ impl Metrics {
             "Session store calls that failed or timed out (judged afresh, denials interrupt)",
             session_store_errors.clone(),
         );
+        let mandate_compiles = Family::<KindLabels, Counter>::default();
+        registry.register(
+            "mandate_compiles",
+            "User requests compiled into a mandate (compiled, cached, failed)",
+            mandate_compiles.clone(),
+        );
+        let mandate_rulings = Family::<KindLabels, Counter>::default();
+        registry.register(
+            "mandate_rulings",
+            "Decisions the mandate settled (granted, prohibited) or helped (partly)",
+            mandate_rulings.clone(),
+        );
         Metrics {
+            mandate_compiles,
+            mandate_rulings,
             registry,
             decisions,
             review_duration,

@@ -25,6 +25,8 @@ use sha2::{Digest, Sha256};
 /// The text appended to every denial the agent sees.
 use crate::texts;
 
+mod mandate;
+
 /// Why a [`Guardian`] could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
@@ -103,6 +105,10 @@ struct Judgment {
     table_override: Option<String>,
     /// A scored review's P(deny) and what a threshold sweep needs of it.
     sweep: Option<ScorePoint>,
+    /// What the mandate said of the action, when it settled or helped settle it.
+    mandate: Option<crate::verdict::MandateRef>,
+    /// The mandate stage's record for the audit log.
+    note: Option<crate::audit::MandateNote>,
 }
 
 /// A scored review as evaluations sweep it: at threshold `t` the decision is deny when
@@ -131,6 +137,8 @@ pub struct Reviewed {
     pub fallback: Option<FallbackKind>,
     /// A scored review's score, for threshold sweeps.
     pub sweep: Option<ScorePoint>,
+    /// How long this review spent compiling the request into a mandate, when it did.
+    pub mandate_compile_ms: Option<u64>,
 }
 
 /// A hook's tool call refused before any review, as [`Guardian::record_refusal`] records it.
@@ -230,6 +238,8 @@ impl Judgment {
             signals: Vec::new(),
             table_override: None,
             sweep: None,
+            mandate: None,
+            note: None,
             cwd,
             attempts: 0,
             stages: Vec::new(),
@@ -574,6 +584,7 @@ impl Guardian {
                     unreviewed: true,
                     signals: Vec::new(),
                     score: None,
+                    mandate: None,
                 },
             };
             if let Some(deny) = all.push(resp) {
@@ -590,6 +601,7 @@ impl Guardian {
                 risk_level: None,
                 rationale: "nothing to review".into(),
                 message: texts::nothing_to_review(),
+                mandate: None,
                 interrupt: false,
                 unreviewed: false,
                 signals: Vec::new(),
@@ -795,6 +807,7 @@ impl Guardian {
             score: outcome.sweep.map(|p| p.score),
             authorization_score: outcome.sweep.and_then(|p| p.authorization),
             decision_score: outcome.sweep.and_then(|p| p.decision_score),
+            mandate: outcome.note.as_ref(),
         };
         let written = self.audit.append(&record).await;
         (record.tokens, record.latency_ms, written)
@@ -814,6 +827,7 @@ impl Guardian {
         let (tokens, latency_ms, written) = audited;
         let error = outcome.error;
         let sweep = outcome.sweep;
+        let mandate_compile_ms = outcome.note.as_ref().and_then(|n| n.compile_ms);
         let mut response = ReviewResponse {
             id: ids.id,
             decision: outcome.decision,
@@ -826,6 +840,7 @@ impl Guardian {
             unreviewed: outcome.unreviewed,
             signals: outcome.signals,
             score: sweep.map(|p| p.score),
+            mandate: outcome.mandate,
         };
         if let Err(e) = written {
             tracing::error!(review_id = %response.id, error = %e, "audit write failed; denying");
@@ -858,6 +873,7 @@ impl Guardian {
             response,
             usage: tokens,
             fallback,
+            mandate_compile_ms,
         }
     }
 
@@ -875,13 +891,40 @@ impl Guardian {
         // What the action does, as trusted facts: for the reviewer's prompt and the outcome
         // table, reported with every decision (a rule still decides first).
         let signals = crate::signals::detect(req, &action, &ctx, &self.config.signals);
+        // What it does in the mandate's terms; the mandate is fetched (compiled once per
+        // request) only when the action does something it could name.
+        let (dones, understood) = self.acts_of(req, &action, &ctx);
+        let subject = match &req.action {
+            crate::request::Action::Write { path, .. }
+            | crate::request::Action::Read { path, .. } => {
+                vec![path.clone()]
+            }
+            _ => Vec::new(),
+        };
+        let mut stage = mandate::MandateStage {
+            dones,
+            understood,
+            subject,
+            ..mandate::MandateStage::default()
+        };
         let mut eval = self.evaluate(action, &ctx).await;
+        if eval.effect != Effect::Deny && (!stage.dones.is_empty() || !signals.is_empty()) {
+            let (m, note) = self.mandate_for(req, session).await;
+            stage.mandate = m;
+            stage.note = note;
+        } else if let Some(intent) = req.intent.as_deref().filter(|i| !i.trim().is_empty()) {
+            // Remembered approvals are keyed on the request even when no mandate was needed.
+            stage.note.request_key = crate::mandate::compile::request_key(intent);
+        }
         let mut judged = self
             .judge(
-                req, session, review_id, action_key, &ctx, cwd, &mut eval, &signals,
+                req, session, review_id, action_key, &ctx, cwd, &mut eval, &signals, &mut stage,
             )
             .await;
         judged.signals = signals;
+        if !stage.note.request_key.is_empty() || stage.note.ruling.is_some() {
+            judged.note = Some(stage.note);
+        }
         judged
     }
 
@@ -896,13 +939,30 @@ impl Guardian {
         ctx: &Context,
         cwd: String,
         eval: &mut Evaluation,
-        signals: &[crate::signals::Signal],
+        all_signals: &[crate::signals::Signal],
+        stage: &mut mandate::MandateStage,
     ) -> Judgment {
         let base = Judgment::of_rule(eval, cwd.clone());
         let sandbox_retry = req.retry.as_ref().is_some_and(|r| r.sandbox_denied);
         let escalated = req.escalates();
+        // The mandate: a prohibition denies, grants covering everything allow; signals the
+        // grants authorise are no longer the reviewer's to weigh.
+        let (mandated, signals) =
+            if eval.effect == Effect::Deny || (req.retry.is_some() && !sandbox_retry) {
+                (None, all_signals.to_vec())
+            } else {
+                self.mandate_judgment(req, stage, all_signals, &base)
+            };
+        let signals = signals.as_slice();
         // A rule allow with a high signal, or a safeguard switched off, is reviewed.
         let signals_escalate = crate::decision::escalate::rule_allow(signals);
+        let plain_rule_allow =
+            eval.effect == Effect::Allow && !req.strict && !escalated && signals_escalate.is_none();
+        if let Some(j) = mandated
+            && (j.decision == Decision::Deny || !plain_rule_allow)
+        {
+            return j;
+        }
         match eval.effect {
             // Deny rules are checked first, for retries and strict mode too.
             Effect::Deny => {
@@ -947,7 +1007,11 @@ impl Guardian {
         }
         // Session memory: never in strict mode, never for an escalation.
         let use_memory = !req.strict && !escalated && self.sessions.memory_enabled();
-        let memory_key = format!("{}|{action_key}", self.fingerprint);
+        // Keyed on the request too: an approval given under one request is not one under another.
+        let memory_key = format!(
+            "{}|{}|{action_key}",
+            self.fingerprint, stage.note.request_key
+        );
         let remembered = if use_memory {
             // A store that fails remembers nothing: the action is judged afresh.
             self.sessions
@@ -1331,6 +1395,7 @@ impl Guardian {
             score: None,
             authorization_score: None,
             decision_score: None,
+            mandate: None,
         };
         self.audit.append(&record).await?;
         self.metrics
@@ -1460,6 +1525,8 @@ fn reviewed(
         signals: Vec::new(),
         table_override: table.overrode,
         sweep,
+        mandate: None,
+        note: None,
     }
 }
 

@@ -178,6 +178,11 @@ pub struct SessionInfo {
     /// Without it, `~` is guardian's own `$HOME`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub home: Option<String>,
+    /// What the operator lets this session do, whatever the user's words say: grants in the
+    /// grammar `ACT [TARGET ...]` (`publish npm:@acme/ui-kit`, `merge #88`), and `no ACT
+    /// [TARGET ...]` prohibitions. They widen nothing a deny rule or a critical signal forbids.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grants: Vec<String>,
 }
 
 /// Who spoke a transcript entry.
@@ -298,7 +303,8 @@ pub struct RequestError {
 }
 
 impl RequestError {
-    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+    /// An error naming `field`.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         RequestError {
             field: field.into(),
             message: message.into(),

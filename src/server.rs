@@ -31,7 +31,6 @@ use crate::config::Unreviewed;
 use crate::integrations::Agent;
 use crate::integrations::contract::{Event, HookAnswer, render};
 use crate::pipeline::Guardian;
-use crate::request::ReviewRequest;
 
 /// The authenticated client of a request (`[[auth.tokens]]` client name), when tokens are set.
 #[derive(Debug, Clone)]
@@ -318,7 +317,7 @@ async fn review(
     client: Option<Extension<Client>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let req = match decoded(&g, body, ReviewRequest::from_json) {
+    let req = match decoded(&g, body, crate::mandate::request_from_json) {
         Ok(r) => r,
         Err(resp) => return *resp,
     };

@@ -11,6 +11,18 @@ pub fn rule_deny(pattern: &str) -> String {
     format!("denied by policy: {pattern}. {DO_NOT_WORK_AROUND}")
 }
 
+/// The user's request (or the operator's mandate) forbids the action.
+pub fn mandate_deny(words: &str) -> String {
+    format!("denied: the request forbids this (\"{words}\"). {DO_NOT_WORK_AROUND}")
+}
+
+/// The request asks for the same act on another target.
+pub fn mandate_elsewhere(words: &str) -> String {
+    format!(
+        "denied: the request asks for this on another target (\"{words}\"). {DO_NOT_WORK_AROUND}"
+    )
+}
+
 /// The reviewer allowed the action.
 pub fn reviewer_allow(risk: &str, rationale: &str) -> String {
     format!("allowed by the reviewer (risk: {risk}): {rationale}")

@@ -173,6 +173,26 @@ pub struct ReviewResponse {
     /// `reviewer.scoring = "logprobs"` (compared with `reviewer.deny_threshold`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
+    /// What the mandate (the user's request compiled into grants and prohibitions, and the
+    /// operator's grants) said of the action, when it settled or helped settle the decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mandate: Option<MandateRef>,
+}
+
+/// The mandate's part in a decision.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+pub struct MandateRef {
+    /// `granted` (grants cover everything the action does: allowed), `prohibited` (a
+    /// prohibition names what it does: denied), `elsewhere` (the request asks for the same act
+    /// on another target: denied) or `partly` (grants authorised some of its risk signals; the
+    /// reviewer decided the rest).
+    pub ruling: String,
+    /// The acts matched (`publish`, `merge`, …).
+    pub acts: Vec<String>,
+    /// The words of the grants or the prohibition that matched.
+    pub words: Vec<String>,
+    /// Who declared them: `user` (compiled from the request) or `operator`.
+    pub source: String,
 }
 
 /// Why a decision is a fallback deny rather than a judgment (`error` in the audit record, the

@@ -150,6 +150,35 @@ pub struct AuditRecord<'a> {
     /// P(deny) of the decision token, when `score` weighs the authorization too.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision_score: Option<f64>,
+    /// The mandate: how the request was compiled (or why not) and what it said of the action.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mandate: Option<&'a MandateNote>,
+}
+
+/// The mandate's part in a review, as the audit record keeps it.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MandateNote {
+    /// The request's key (`crate::mandate::compile::request_key`); empty without a request.
+    pub request_key: String,
+    /// How it was compiled (`code`, `code+model`, `code; model: timed out …`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub compiled_by: String,
+    /// The compile's time in ms, when this review compiled it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compile_ms: Option<u64>,
+    /// Found compiled in the session store.
+    #[serde(default)]
+    pub cached: bool,
+    /// Why no mandate (or no model part) was compiled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    /// How many grants it holds (the user's and the operator's).
+    pub grants: usize,
+    /// How many prohibitions.
+    pub prohibitions: usize,
+    /// What it said of this action, when it said something.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ruling: Option<crate::verdict::MandateRef>,
 }
 
 /// What the writer thread is asked to do.

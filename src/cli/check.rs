@@ -31,7 +31,7 @@ pub(crate) async fn check(config: Option<PathBuf>, words: Vec<String>) -> anyhow
         if let Err(e) = std::io::stdin().read_to_end(&mut body) {
             anyhow::bail!("guardian: cannot read stdin: {e}");
         }
-        match ReviewRequest::from_json(&body) {
+        match guardian::mandate::request_from_json(&body) {
             Ok(r) => r,
             Err(e) => {
                 let out = serde_json::json!({"error": {"field": e.field, "message": e.message}});

@@ -43,6 +43,10 @@ pub(crate) struct Args {
     /// (with --target-false-allow, the threshold that meets it).
     #[arg(long, conflicts_with_all = ["files", "label", "baseline"])]
     pub(crate) from_report: Option<PathBuf>,
+    /// How the user's request is compiled into a mandate for this run, overriding the config's
+    /// `[mandate] compile` (`off` measures guardian without it, side by side).
+    #[arg(long, value_parser = ["off", "code", "model"])]
+    pub(crate) mandate: Option<String>,
 }
 
 pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
@@ -64,10 +68,12 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         a.out,
         prices,
         a.target_false_allow,
+        a.mandate.as_deref(),
     )
     .await
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn eval(
     files: Vec<PathBuf>,
     config: Option<PathBuf>,
@@ -76,6 +82,7 @@ pub(crate) async fn eval(
     out: PathBuf,
     prices: guardian::eval::Prices,
     target_false_allow: Option<f64>,
+    mandate: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
     use guardian::eval::{Report, compare, load_cases, report, run};
     let cases = match load_cases(&files) {
@@ -102,6 +109,14 @@ pub(crate) async fn eval(
     let mut cfg = load(config.as_ref())?;
     if config.is_none() {
         use_local_model_if_running(&mut cfg).await;
+    }
+    if let Some(m) = mandate {
+        use guardian::mandate::compile::CompileMode;
+        cfg.mandate.compile = match m {
+            "off" => CompileMode::Off,
+            "model" => CompileMode::Model,
+            _ => CompileMode::Code,
+        };
     }
     // Each evaluation writes its own audit log next to its reports.
     if let Err(e) = std::fs::create_dir_all(&out) {

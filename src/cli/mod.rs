@@ -12,6 +12,7 @@ mod hook;
 mod init;
 mod install;
 mod local_model;
+mod mandate;
 mod mcp;
 mod opencode;
 mod policy;
@@ -108,6 +109,8 @@ subcommands! {
     /// SIGINT/SIGTERM/SIGHUP, prints a decision summary to stderr and exits with the agent's
     /// exit code. Headless: what nothing could review is denied.
     Run => run, long;
+    /// Print the mandate a user's request compiles into: its grants and prohibitions (JSON).
+    Mandate => mandate, short;
     /// Print the effective rules with their sources (or explain, test, import).
     Policy => policy, short;
 }

@@ -26,8 +26,10 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         Some(PolicyCommand::Explain {
             cwd,
             verbose,
+            intent,
+            grants,
             words,
-        }) => explain(a.config, cwd, words, verbose),
+        }) => explain(a.config, cwd, words, verbose, (intent, grants)),
         Some(PolicyCommand::Test { files }) => policy_test(a.config, files),
         Some(PolicyCommand::Import { file }) => import(file),
     }
@@ -43,6 +45,13 @@ pub(crate) enum PolicyCommand {
         /// Also list every rule tried, one line per rule kind and target.
         #[arg(long, short)]
         verbose: bool,
+        /// The user's request: show the mandate code compiles from it and its ruling on the
+        /// command (the model's part of a `compile = "model"` mandate is not asked here).
+        #[arg(long)]
+        intent: Option<String>,
+        /// An operator grant (`merge #88`), as with `guardian run --grant`; repeatable.
+        #[arg(long = "grant", value_name = "GRANT")]
+        grants: Vec<String>,
         /// The command words.
         #[arg(last = true, required = true)]
         words: Vec<String>,
@@ -101,11 +110,119 @@ pub(crate) fn compiled_from(cfg: &Config) -> anyhow::Result<guardian::policy::Po
     })
 }
 
+/// What the action does in the mandate's terms, and, with an intent or grants, the mandate and
+/// its ruling.
+fn explain_mandate(
+    cfg: &Config,
+    policy: &guardian::policy::Policy,
+    req: &ReviewRequest,
+    action: &guardian::normalize::NormalizedAction,
+    ctx: &guardian::normalize::Context,
+    signals: &[guardian::signals::Signal],
+    (intent, grants): &(Option<String>, Vec<String>),
+) -> anyhow::Result<()> {
+    use guardian::decision::mandate::{Ruling, authorize};
+    use guardian::mandate::acts;
+    let dones = acts::of(req, action, ctx);
+    if !dones.is_empty() {
+        println!("acts (the mandate's terms):");
+        for d in &dones {
+            println!("  - {} {:?} by `{}`", d.act.as_str(), d.targets, d.by);
+        }
+    }
+    if intent.is_none() && grants.is_empty() && cfg.mandate.grants.is_empty() {
+        return Ok(());
+    }
+    let all: Vec<String> = cfg.mandate.grants.iter().chain(grants).cloned().collect();
+    let operator = guardian::mandate::declared(&all)
+        .map_err(|(i, e)| anyhow::anyhow!("guardian: grant {}: {e}", i + 1))?;
+    let user = intent
+        .as_deref()
+        .map(guardian::mandate::words::compile)
+        .unwrap_or_default();
+    let m = user.with(&operator);
+    println!("mandate:");
+    for g in &m.grants {
+        println!(
+            "  grant {} {:?} ({}: \"{}\")",
+            g.act.as_str(),
+            g.targets,
+            source(g.source),
+            g.words
+        );
+    }
+    for p in &m.prohibitions {
+        println!(
+            "  prohibition {} {:?} ({}: \"{}\")",
+            p.act.map_or("anything consequential", |a| a.as_str()),
+            p.targets,
+            source(p.source),
+            p.words
+        );
+    }
+    let understood = acts::understood(action, ctx, |one| {
+        policy
+            .evaluate(
+                &guardian::normalize::NormalizedAction::Shell(one.clone()),
+                ctx,
+            )
+            .effect
+            == guardian::verdict::Effect::Allow
+    });
+    match authorize(&m, &dones, signals, understood, &[]) {
+        Ruling::Prohibited {
+            prohibition,
+            act,
+            by,
+        } => println!(
+            "ruling: prohibited: {} by `{by}` (\"{}\")",
+            act.as_str(),
+            prohibition.words
+        ),
+        Ruling::Elsewhere { grant, act, by } => println!(
+            "ruling: elsewhere: {} by `{by}`, but the request names another target (\"{}\")",
+            act.as_str(),
+            grant.words
+        ),
+        Ruling::Granted { grants } => println!(
+            "ruling: granted by {}",
+            grants
+                .iter()
+                .map(|g| format!("\"{}\"", g.words))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Ruling::Partly { authorized, .. } => {
+            println!(
+                "ruling: partly: {} of the signals authorised",
+                authorized.len()
+            )
+        }
+        Ruling::Unmatched => println!(
+            "ruling: none{}",
+            if understood {
+                ""
+            } else {
+                " (a command no rule allows on its own keeps a grant from deciding)"
+            }
+        ),
+    }
+    Ok(())
+}
+
+fn source(s: guardian::mandate::Source) -> &'static str {
+    match s {
+        guardian::mandate::Source::User => "user",
+        guardian::mandate::Source::Operator => "operator",
+    }
+}
+
 pub(crate) fn explain(
     config: Option<PathBuf>,
     cwd: Option<String>,
     words: Vec<String>,
     verbose: bool,
+    mandate: (Option<String>, Vec<String>),
 ) -> anyhow::Result<ExitCode> {
     use guardian::normalize::{Context, normalize};
     let cfg = load(config.as_ref())?;
@@ -115,7 +232,8 @@ pub(crate) fn explain(
             .ok()
             .map(|p| p.display().to_string())
     });
-    let req = ReviewRequest::shell(command_line(&words), cwd);
+    let mut req = ReviewRequest::shell(command_line(&words), cwd);
+    req.intent = mandate.0.clone();
     let server_cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let ctx = Context::of(&req, &server_cwd, home.as_deref());
@@ -171,6 +289,7 @@ pub(crate) fn explain(
             );
         }
     }
+    explain_mandate(&cfg, &policy, &req, &action, &ctx, &signals, &mandate)?;
     if !eval.facts.is_empty() {
         println!("facts for the reviewer:");
         for f in &eval.facts {

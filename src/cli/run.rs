@@ -31,9 +31,28 @@ pub(crate) struct Args {
     /// "$GITHUB_STEP_SUMMARY").
     #[arg(long)]
     pub(crate) summary: Option<PathBuf>,
+    /// What this job may do whatever the prompt's words say, in the grant grammar (`publish
+    /// npm:@acme/ui-kit`, `merge #88`, `no deploy production`); repeatable. Audited as the
+    /// operator's; they widen nothing a deny rule or a critical signal forbids. Not with
+    /// --server (declare them in that server's `[mandate] grants`).
+    #[arg(long = "grant", value_name = "GRANT", conflicts_with = "server")]
+    pub(crate) grants: Vec<String>,
     /// The agent's command.
     #[arg(last = true, required = true)]
     pub(crate) command: Vec<String>,
+}
+
+/// The config with the run's `--grant`s added to its `[mandate] grants`; a malformed one
+/// stops the run before anything starts.
+fn with_grants(mut cfg: guardian::Config, grants: &[String]) -> anyhow::Result<guardian::Config> {
+    if let Err((i, e)) = guardian::mandate::declared(grants) {
+        anyhow::bail!(
+            "guardian run: --grant {}: {e}",
+            grants.get(i).map_or("", String::as_str)
+        );
+    }
+    cfg.mandate.grants.extend(grants.iter().cloned());
+    Ok(cfg)
 }
 
 /// `guardian run --agent`.
@@ -86,7 +105,7 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         RunAgent::Agent(agent) => Some(agent),
         RunAgent::Generic => None,
     };
-    let mut cfg = load(a.config.as_ref())?;
+    let mut cfg = with_grants(load(a.config.as_ref())?, &a.grants)?;
     // Headless: nobody can answer a question, so what nothing could review is denied.
     cfg.hooks.unreviewed = guardian::config::Unreviewed::Deny;
     let audit_path = cfg.audit.path.clone();

@@ -4,6 +4,7 @@
 //! cedar's authorizer between its evaluator and its API: the outcome table that bounds what a
 //! reviewer's "allow" may stand for once the risk signals raised its risk ([`table`]), a scored
 //! review's thresholds, their defaults and the local model's calibrated values ([`score`]), the
+//! mandate's ruling on what an action does ([`mandate`]), the
 //! all-must-pass combiner for requests answered together ([`combine`]), when a rule's allow
 //! still goes to the reviewer ([`escalate`]), and the circuit breaker's verdict ([`breaker`]). The pipeline calls it; nothing below it knows it exists.
 //! "Why was this denied?" is answered here.
@@ -11,6 +12,7 @@
 pub mod breaker;
 pub mod combine;
 pub mod escalate;
+pub mod mandate;
 pub mod score;
 pub mod table;
 

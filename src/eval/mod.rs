@@ -25,7 +25,6 @@ use serde::{Deserialize, Serialize};
 pub use error::Error;
 
 use crate::pipeline::Guardian;
-use crate::request::ReviewRequest;
 use crate::verdict::{DecidedBy, Decision};
 
 /// One labeled case.
@@ -129,6 +128,12 @@ pub struct CaseOutcome {
     /// P(deny) of the decision token, when `score` weighs the authorization too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision_score: Option<f64>,
+    /// What the mandate said: `granted`, `prohibited` or `partly`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mandate: Option<String>,
+    /// Milliseconds this case spent compiling its request into a mandate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mandate_compile_ms: Option<u64>,
 }
 
 /// Runs every case through the pipeline, `concurrency` at a time, calling `progress` after each.
@@ -178,9 +183,11 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> CaseOutcome {
         authorization: None,
         decision_score: None,
         table_denies: false,
+        mandate: None,
+        mandate_compile_ms: None,
     };
     let body = serde_json::to_vec(&case.request).unwrap_or_default();
-    let req = match ReviewRequest::from_json(&body) {
+    let req = match crate::mandate::request_from_json(&body) {
         Ok(r) => r,
         // A case the API would refuse is a deny by fallback, as a client would see it.
         Err(e) => {
@@ -202,6 +209,8 @@ async fn run_one(g: &Arc<Guardian>, case: Case) -> CaseOutcome {
     );
     o.risk_level = resp.risk_level;
     o.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+    o.mandate = resp.mandate.map(|m| m.ruling);
+    o.mandate_compile_ms = r.mandate_compile_ms;
     o.prompt_tokens = r.usage.prompt_tokens;
     o.completion_tokens = r.usage.completion_tokens;
     o.cached_tokens = r.usage.cached_tokens;
@@ -325,11 +334,86 @@ pub struct Report {
     pub prices: Prices,
     /// Scores per category.
     pub categories: BTreeMap<String, Scores>,
+    /// The mandate: decisions it settled (`granted`, `prohibited`) or helped (`partly`), the
+    /// compile's latency percentiles (`compile_p50_ms`, `compile_max_ms`), and the reviewed
+    /// cases' latency without the compile (`reviewed_p50_ms_without_compile`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mandate: BTreeMap<String, f64>,
+    /// Paired cases (`…-a` and `…-b` ids of one pair): how many pairs, and how many are right on
+    /// both sides.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pairs: BTreeMap<String, f64>,
     /// The threshold sweep of the scored cases (ROC, AUC, error rates per threshold).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thresholds: Option<threshold::Sweep>,
     /// Every outcome.
     pub outcomes: Vec<CaseOutcome>,
+}
+
+/// What the mandate did over a run (empty when it did nothing).
+fn mandate_summary(outcomes: &[CaseOutcome]) -> BTreeMap<String, f64> {
+    let mut m = BTreeMap::new();
+    for ruling in ["granted", "prohibited", "partly"] {
+        let n = outcomes
+            .iter()
+            .filter(|o| o.mandate.as_deref() == Some(ruling))
+            .count();
+        if n > 0 {
+            m.insert(ruling.to_string(), n as f64);
+        }
+    }
+    let mut compile: Vec<f64> = outcomes
+        .iter()
+        .filter_map(|o| o.mandate_compile_ms.map(|ms| ms as f64))
+        .collect();
+    if !compile.is_empty() {
+        compile.sort_by(f64::total_cmp);
+        m.insert("compiles".into(), compile.len() as f64);
+        m.insert("compile_p50_ms".into(), percentile(&compile, 50.0));
+        m.insert(
+            "compile_max_ms".into(),
+            compile.last().copied().unwrap_or(0.0),
+        );
+        let mut rest: Vec<f64> = outcomes
+            .iter()
+            .filter(|o| o.decided_by == DecidedBy::Reviewer)
+            .map(|o| (o.latency_ms - o.mandate_compile_ms.unwrap_or(0) as f64).max(0.0))
+            .collect();
+        rest.sort_by(f64::total_cmp);
+        m.insert(
+            "reviewed_p50_ms_without_compile".into(),
+            percentile(&rest, 50.0),
+        );
+    }
+    m
+}
+
+/// Pairs of cases (ids ending in `-a` and `-b` with the same stem): how many, and how many
+/// are right on both sides (empty when the run has none).
+fn pair_summary(outcomes: &[CaseOutcome]) -> BTreeMap<String, f64> {
+    let mut by_stem: BTreeMap<&str, (Option<bool>, Option<bool>)> = BTreeMap::new();
+    for o in outcomes {
+        let right = o.expected == o.decision;
+        if let Some(stem) = o.id.strip_suffix("-a") {
+            by_stem.entry(stem).or_default().0 = Some(right);
+        } else if let Some(stem) = o.id.strip_suffix("-b") {
+            by_stem.entry(stem).or_default().1 = Some(right);
+        }
+    }
+    let whole: Vec<(bool, bool)> = by_stem.values().filter_map(|(a, b)| a.zip(*b)).collect();
+    let mut m = BTreeMap::new();
+    if !whole.is_empty() {
+        m.insert("pairs".into(), whole.len() as f64);
+        m.insert(
+            "right_on_both_sides".into(),
+            whole.iter().filter(|(a, b)| *a && *b).count() as f64,
+        );
+        m.insert(
+            "same_decision_both_sides".into(),
+            whole.iter().filter(|(a, b)| a != b).count() as f64,
+        );
+    }
+    m
 }
 
 /// The value at percentile `p` (0–100) of sorted values (nearest rank).
@@ -409,7 +493,11 @@ impl Report {
             .into_iter()
             .map(|(k, v)| (k, Scores::of(v)))
             .collect();
+        let mandate = mandate_summary(&outcomes);
+        let pairs = pair_summary(&outcomes);
         Report {
+            mandate,
+            pairs,
             guardian_version: env!("CARGO_PKG_VERSION").into(),
             prompt_version,
             reviewer,

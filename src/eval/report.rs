@@ -174,6 +174,18 @@ pub fn markdown(r: &Report, cmp: Option<&Comparison>) -> String {
         "| estimated cost | {:.4} (at {}/M prompt, {}/M completion) |",
         r.cost, r.prices.prompt_per_million, r.prices.completion_per_million
     );
+    if !r.mandate.is_empty() {
+        let _ = writeln!(s, "\n## Mandate\n\n| measure | value |\n|---|---|");
+        for (k, v) in &r.mandate {
+            let _ = writeln!(s, "| {k} | {v:.0} |");
+        }
+    }
+    if !r.pairs.is_empty() {
+        let _ = writeln!(s, "\n## Pairs\n\n| measure | value |\n|---|---|");
+        for (k, v) in &r.pairs {
+            let _ = writeln!(s, "| {k} | {v:.0} |");
+        }
+    }
     let _ = writeln!(
         s,
         "\n## Per category\n\n| category | cases | accuracy | false-allow | false-deny |\n|---|---|---|---|---|"

@@ -29,6 +29,8 @@ fn o(
         authorization: None,
         decision_score: None,
         table_denies: false,
+        mandate: None,
+        mandate_compile_ms: None,
     }
 }
 

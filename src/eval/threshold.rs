@@ -195,6 +195,8 @@ mod tests {
             authorization: None,
             decision_score: None,
             table_denies,
+            mandate: None,
+            mandate_compile_ms: None,
         }
     }
 

@@ -276,6 +276,7 @@ pub fn translate(input: &HookInput) -> Result<Translation, HookError> {
         workspace_roots: cwd.clone().into_iter().collect(),
         sandbox: None,
         home: None,
+        grants: Vec::new(),
     };
     Ok(Translation::Review(
         actions

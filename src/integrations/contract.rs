@@ -190,6 +190,7 @@ mod tests {
             unreviewed: true,
             signals: Vec::new(),
             score: None,
+            mandate: None,
         };
         assert!(matches!(
             HookAnswer::from_response(&resp, Unreviewed::Ask),

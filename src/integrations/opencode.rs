@@ -239,6 +239,7 @@ pub fn requests(
                 workspace_roots: cwd.map(str::to_string).into_iter().collect(),
                 sandbox: None,
                 home: None,
+                grants: Vec::new(),
             }),
             intent: None,
             transcript: Vec::new(),

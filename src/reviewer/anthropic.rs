@@ -63,6 +63,63 @@ impl AnthropicReviewer {
         })
     }
 
+    /// The request body for a JSON object constrained by `schema`: one tool whose input is it,
+    /// forced.
+    pub fn structured_body(
+        &self,
+        prompt: &Prompt,
+        name: &str,
+        schema: &serde_json::Value,
+        max_tokens: u32,
+    ) -> serde_json::Value {
+        serde_json::json!({
+            "model": self.model,
+            "max_tokens": max_tokens,
+            "temperature": 0,
+            "system": prompt.system,
+            "messages": [{"role": "user", "content": prompt.user}],
+            "tools": [{"name": name, "description": "Record the answer.", "input_schema": schema}],
+            "tool_choice": {"type": "tool", "name": name}
+        })
+    }
+
+    async fn call_structured(
+        &self,
+        prompt: &Prompt,
+        name: &str,
+        schema: &serde_json::Value,
+        max_tokens: u32,
+    ) -> Result<(serde_json::Value, Usage), ReviewerError> {
+        let mut req = self
+            .client
+            .post(&self.url)
+            .header("anthropic-version", ANTHROPIC_VERSION)
+            .json(&self.structured_body(prompt, name, schema, max_tokens));
+        if let Some(key) = &self.api_key {
+            req = req.header("x-api-key", key);
+        }
+        let body = openai::send_and_read(req, &self.url, self.timeout).await?;
+        let parsed: MessagesResponse =
+            serde_json::from_slice(&body).map_err(|e| ReviewerError::InvalidJson(e.to_string()))?;
+        let input = parsed
+            .content
+            .into_iter()
+            .find(|b| b.kind == "tool_use" && b.name.as_deref() == Some(name))
+            .and_then(|b| b.input)
+            .ok_or_else(|| {
+                ReviewerError::InvalidJson(format!("no {name} tool call in the reply"))
+            })?;
+        let usage = parsed.usage.unwrap_or_default();
+        Ok((
+            input,
+            Usage {
+                prompt_tokens: usage.input_tokens,
+                completion_tokens: usage.output_tokens,
+                cached_tokens: usage.cache_read_input_tokens,
+            },
+        ))
+    }
+
     async fn call(&self, prompt: &Prompt) -> Result<ReviewOutput, ReviewerError> {
         let mut req = self
             .client
@@ -106,6 +163,15 @@ impl Reviewer for AnthropicReviewer {
         prompt: &'a Prompt,
     ) -> BoxFuture<'a, Result<ReviewOutput, ReviewerError>> {
         Box::pin(self.call(prompt))
+    }
+    fn structured<'a>(
+        &'a self,
+        prompt: &'a Prompt,
+        name: &'a str,
+        schema: &'a serde_json::Value,
+        max_tokens: u32,
+    ) -> BoxFuture<'a, Result<(serde_json::Value, Usage), ReviewerError>> {
+        Box::pin(self.call_structured(prompt, name, schema, max_tokens))
     }
     fn backend(&self) -> &str {
         "anthropic"

@@ -341,6 +341,19 @@ pub trait Reviewer: Send + Sync {
             ))
         })
     }
+    /// Asks for a JSON object constrained by `schema` at decode time (OpenAI structured
+    /// outputs and llama.cpp's `json_schema`, an Anthropic tool's `input_schema`), answering at
+    /// most `max_tokens`: the object and the tokens spent. Used to compile a mandate
+    /// (`crate::mandate::model`). Backends without it fail as not configured.
+    fn structured<'a>(
+        &'a self,
+        _prompt: &'a Prompt,
+        _name: &'a str,
+        _schema: &'a serde_json::Value,
+        _max_tokens: u32,
+    ) -> BoxFuture<'a, Result<(serde_json::Value, Usage), ReviewerError>> {
+        Box::pin(async { Err(ReviewerError::NotConfigured) })
+    }
     /// The backend's name, e.g. `openai`.
     fn backend(&self) -> &str;
     /// The model asked, if any.

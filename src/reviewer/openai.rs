@@ -235,6 +235,48 @@ impl OpenAiReviewer {
         Ok(Embedded { vector, usage })
     }
 
+    /// The request body for a JSON object constrained by `schema`.
+    pub fn structured_body(
+        &self,
+        prompt: &Prompt,
+        name: &str,
+        schema: &serde_json::Value,
+        max_tokens: u32,
+    ) -> serde_json::Value {
+        let mut body = self.base_body(prompt);
+        body["max_tokens"] = max_tokens.into();
+        body["response_format"] = serde_json::json!({
+            "type": "json_schema",
+            "json_schema": {"name": name, "strict": true, "schema": schema}
+        });
+        body["cache_prompt"] = true.into();
+        body
+    }
+
+    async fn call_structured(
+        &self,
+        prompt: &Prompt,
+        name: &str,
+        schema: &serde_json::Value,
+        max_tokens: u32,
+    ) -> Result<(serde_json::Value, Usage), ReviewerError> {
+        let parsed = self
+            .post(&self.structured_body(prompt, name, schema, max_tokens))
+            .await?;
+        let usage = parsed.usage();
+        let content = parsed
+            .choices
+            .into_iter()
+            .next()
+            .and_then(|c| c.message.content)
+            .ok_or_else(|| {
+                ReviewerError::InvalidJson("no choices[0].message.content in the reply".into())
+            })?;
+        let value = serde_json::from_str(&content)
+            .map_err(|e| ReviewerError::InvalidJson(format!("{name}: {e}")))?;
+        Ok((value, usage))
+    }
+
     async fn call(&self, prompt: &Prompt) -> Result<ReviewOutput, ReviewerError> {
         let parsed = self.post(&self.request_body(prompt)).await?;
         let usage = parsed.usage();
@@ -274,6 +316,15 @@ impl Reviewer for OpenAiReviewer {
     }
     fn embed<'a>(&'a self, text: &'a str) -> BoxFuture<'a, Result<Embedded, ReviewerError>> {
         Box::pin(self.call_embed(text))
+    }
+    fn structured<'a>(
+        &'a self,
+        prompt: &'a Prompt,
+        name: &'a str,
+        schema: &'a serde_json::Value,
+        max_tokens: u32,
+    ) -> BoxFuture<'a, Result<(serde_json::Value, Usage), ReviewerError>> {
+        Box::pin(self.call_structured(prompt, name, schema, max_tokens))
     }
     fn backend(&self) -> &str {
         "openai"

@@ -17,6 +17,8 @@ const MAX_MEMORY_PER_SESSION: usize = 1_000;
 #[derive(Debug, Default)]
 struct SessionState {
     memory: HashMap<String, (Remembered, Instant)>,
+    /// Compiled mandates by request key (a session's requests are few).
+    mandates: HashMap<String, (String, Instant)>,
     recent: VecDeque<Decision>,
     consecutive_denials: usize,
     last_action: Option<String>,
@@ -81,6 +83,36 @@ impl MemoryStore {
                 }
             }
             s.memory.insert(key.to_string(), (r, expires));
+        });
+    }
+
+    /// A mandate compiled for a request of the session (its JSON), if still valid.
+    pub fn mandate(&self, session: &str, request: &str) -> Option<String> {
+        let s = self.sessions.get(session)?;
+        s.mandates
+            .get(request)
+            .filter(|(_, e)| *e > Instant::now())
+            .map(|(m, _)| m.clone())
+    }
+
+    /// Keeps a compiled mandate for `ttl`; a session keeps its 64 newest.
+    pub fn keep_mandate(&self, session: &str, request: &str, mandate: String, ttl: Duration) {
+        let expires = Instant::now() + ttl;
+        self.with(session, |s| {
+            if s.mandates.len() >= 64 {
+                let now = Instant::now();
+                s.mandates.retain(|_, (_, e)| *e > now);
+                if let Some(oldest) = s
+                    .mandates
+                    .iter()
+                    .min_by_key(|(_, (_, e))| *e)
+                    .map(|(k, _)| k.clone())
+                    .filter(|_| s.mandates.len() >= 64)
+                {
+                    s.mandates.remove(&oldest);
+                }
+            }
+            s.mandates.insert(request.to_string(), (mandate, expires));
         });
     }
 

@@ -157,6 +157,7 @@ pub struct Sessions {
     inflight: Mutex<HashMap<String, Arc<OnceCell<ReviewResult>>>>,
     window: usize,
     ttl: Duration,
+    session_ttl: Duration,
 }
 
 /// A review's result, shared by every caller of a coalesced review.
@@ -170,6 +171,7 @@ impl Sessions {
             inflight: Mutex::new(HashMap::new()),
             window: breaker.window,
             ttl,
+            session_ttl: Duration::from_secs(SessionConfig::default().ttl_s),
         }
     }
 
@@ -181,6 +183,7 @@ impl Sessions {
         ttl: Duration,
     ) -> Result<Sessions, StoreError> {
         let mut s = Sessions::new(breaker, ttl);
+        s.session_ttl = Duration::from_secs(cfg.ttl_s.max(1));
         if cfg.store == StoreKind::Redis {
             s.store = Store::Redis(Box::new(redis::RedisStore::open(cfg)?));
         }
@@ -240,6 +243,39 @@ impl Sessions {
                 Ok(())
             }
             Store::Redis(s) => s.remember(session, key, &r, self.ttl).await,
+        }
+    }
+
+    /// The mandate compiled for a request of the session (its JSON, keyed on the request's
+    /// hash), shared by every replica with Redis.
+    pub async fn mandate(
+        &self,
+        session: &str,
+        request: &str,
+    ) -> Result<Option<String>, StoreError> {
+        match &self.store {
+            Store::Memory(m) => Ok(m.mandate(session, request)),
+            Store::Redis(r) => r.mandate(session, request).await,
+        }
+    }
+
+    /// Keeps the mandate compiled for a request of the session (its JSON), for the session's
+    /// lifetime (`[session] ttl_s`).
+    pub async fn keep_mandate(
+        &self,
+        session: &str,
+        request: &str,
+        text: String,
+    ) -> Result<(), StoreError> {
+        match &self.store {
+            Store::Memory(s) => {
+                s.keep_mandate(session, request, text, self.session_ttl);
+                Ok(())
+            }
+            Store::Redis(r) => {
+                r.keep_mandate(session, request, text, self.session_ttl)
+                    .await
+            }
         }
     }
 

@@ -160,6 +160,39 @@ impl RedisStore {
         Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
     }
 
+    /// A mandate compiled for a request of the session (its JSON), if one is kept.
+    pub async fn mandate(
+        &self,
+        session: &str,
+        request: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let k = self.session_key(session, &format!("mandate:{request}"));
+        self.within(|mut c| async move { redis::cmd("GET").arg(&k).query_async(&mut c).await })
+            .await
+    }
+
+    /// Keeps a compiled mandate for `ttl`, for every replica.
+    pub async fn keep_mandate(
+        &self,
+        session: &str,
+        request: &str,
+        mandate: String,
+        ttl: Duration,
+    ) -> Result<(), StoreError> {
+        let k = self.session_key(session, &format!("mandate:{request}"));
+        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+        self.within(|mut c| async move {
+            redis::cmd("SET")
+                .arg(&k)
+                .arg(mandate)
+                .arg("PX")
+                .arg(ms)
+                .query_async::<()>(&mut c)
+                .await
+        })
+        .await
+    }
+
     /// Remembers an approval for `ttl`.
     pub async fn remember(
         &self,

@@ -26,6 +26,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("reviewer", 4),
     ("audit", 5),
     ("session", 5),
+    ("mandate", 5),
     ("audit_report", 6),
     ("config", 6),
     ("policy", 7),

@@ -125,6 +125,7 @@ async fn every_case_through_the_whole_pipeline() {
                         .collect(),
                     sandbox: None,
                     home: None,
+                    grants: Vec::new(),
                 }),
                 intent: None,
                 transcript: Vec::new(),

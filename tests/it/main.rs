@@ -27,6 +27,7 @@ mod fuzz_corpus;
 mod hardening;
 mod install;
 mod local_model;
+mod mandate;
 mod mcp;
 mod openapi;
 mod opencode;

@@ -162,7 +162,8 @@ async fn with_the_probe_authorization_is_asked_in_its_own_short_prompt() {
             .mount(&llm)
             .await;
         let h = Harness::new(&format!(
-            "{}authorization_threshold = 0.5\nauthorization_high_threshold = 0.8\n",
+            // The mandate would settle this request in code; off, the model's answer decides.
+            "{}authorization_threshold = 0.5\nauthorization_high_threshold = 0.8\n\n[mandate]\ncompile = \"off\"\n",
             probe_section(&llm.uri(), &probe, SHA)
         ));
         let (_, body) = h.review(request.clone()).await;

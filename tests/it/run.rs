@@ -350,3 +350,44 @@ fn server_mode_uses_a_running_guardian() {
     assert_eq!(r.audit().len(), 3);
     assert!(stderr.contains("3 decisions in 1 sessions"), "{stderr}");
 }
+
+#[test]
+fn run_grants_are_the_operators_and_a_bad_one_stops_the_run() {
+    let r = Run::new("");
+    let bot = r#"
+import json, os, urllib.request
+for cmd in ["gh pr merge 88 --squash", "gh pr merge 91 --squash"]:
+    body = json.dumps({"action": {"kind": "shell", "command": cmd}}).encode()
+    req = urllib.request.Request(os.environ["GUARDIAN_URL"] + "/v1/review", data=body,
+                                 headers={"content-type": "application/json"})
+    print(json.load(urllib.request.urlopen(req))["decision"])
+"#;
+    let out = r
+        .command(&["--grant", "merge #88"], &["python3", "-c", bot])
+        .output()
+        .expect("run");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(
+        stdout.split_whitespace().collect::<Vec<_>>(),
+        ["allow", "deny"],
+        "{stderr}"
+    );
+    let audit = r.audit();
+    assert_eq!(
+        audit[0]["mandate"]["ruling"]["source"], "operator",
+        "{audit:?}"
+    );
+    assert_eq!(audit[0]["rule"]["pattern"], "merge #88", "{audit:?}");
+    // A grant that does not parse: refused before the agent starts.
+    let out = r
+        .command(&["--grant", "ship it"], &["python3", "-c", "print('ran')"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!text(&out.stdout).contains("ran"));
+    assert!(
+        text(&out.stderr).contains("`ship` is not an act"),
+        "{}",
+        text(&out.stderr)
+    );
+}

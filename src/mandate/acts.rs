@@ -1,0 +1,1008 @@
+//! What an action does, in the mandate's terms, computed in code.
+//!
+//! Every simple command of a shell line, and every file write, fetch and MCP call, is looked up
+//! in a table of programs and tools: `npm publish` publishes, `git push origin fix/login` pushes
+//! `fix/login`, `gh pr merge 88` merges #88, `kubectl apply -n staging` deploys to staging, an
+//! MCP `post_message` to `#ops` sends outside. Low-risk acts are listed too (a push, an install,
+//! a comment), so that a grant can match the ordinary steps a request implies. Each [`Done`]
+//! names the command it came from and its targets as the command writes them. What the table
+//! does not know does no act here (the rest of the pipeline still judges it).
+
+use super::Act;
+use crate::normalize::shell::SimpleCommand;
+use crate::normalize::{Context, NormalizedAction};
+use crate::request::{Action, ReviewRequest};
+
+/// One act an action does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Done {
+    /// The act.
+    pub act: Act,
+    /// What it acts on, as written in the command (a package, branch, number, environment…).
+    pub targets: Vec<String>,
+    /// The command or tool call that does it (a shell command's text, `server/tool`, a path).
+    pub by: String,
+}
+
+fn base(w: &str) -> &str {
+    w.rsplit('/').next().unwrap_or(w)
+}
+
+/// The value of the first of these options (`-n prod`, `--namespace=prod`).
+fn opt<'a>(a: &'a [String], names: &[&str]) -> Option<&'a str> {
+    a.iter().enumerate().find_map(|(i, x)| {
+        if names.contains(&x.as_str()) {
+            return a.get(i + 1).map(String::as_str);
+        }
+        let (n, v) = x.split_once('=')?;
+        names.contains(&n).then_some(v)
+    })
+}
+
+fn operands(a: &[String]) -> Vec<String> {
+    a.iter().filter(|x| !x.starts_with('-')).cloned().collect()
+}
+
+/// The workspace the command runs in, by its directory's name (`/work/ui-kit` → `ui-kit`):
+/// what `npm publish` or `fly deploy` acts on when it names nothing.
+fn here(ctx: &Context) -> String {
+    ctx.cwd
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Every word of the command that names an environment, plus the named options' values.
+fn env_words(a: &[String]) -> Vec<String> {
+    a.iter()
+        .filter(|w| {
+            super::target::tokens(w)
+                .iter()
+                .any(|t| matches!(t, super::target::Token::Env(_)))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Whether a grant may decide the whole action: a shell line parsed whole (nothing dynamic,
+/// unparsed or piped from the network) whose every command either does an act or is one that
+/// `rule_allows` on its own (a recursive reader never is). Other actions are one act or none.
+pub fn understood(
+    action: &NormalizedAction,
+    ctx: &Context,
+    rule_allows: impl Fn(&crate::normalize::shell::ShellAnalysis) -> bool,
+) -> bool {
+    let NormalizedAction::Shell(a) = action else {
+        return true;
+    };
+    a.parse_error.is_none()
+        && a.unknowns.is_empty()
+        && a.unparsed.is_empty()
+        && a.text_only.is_empty()
+        && a.remote_code.is_empty()
+        && a.commands.iter().filter(|c| !c.wrapper_only).all(|c| {
+            let mut own = Vec::new();
+            command(c, ctx, &mut own);
+            !own.is_empty()
+                || (c.tree_reads.is_empty()
+                    && rule_allows(&crate::normalize::shell::ShellAnalysis {
+                        raw: c.text.clone(),
+                        commands: vec![c.clone()],
+                        unknowns: Vec::new(),
+                        parse_error: None,
+                        unparsed: Vec::new(),
+                        text_only: Vec::new(),
+                        remote_code: Vec::new(),
+                    }))
+        })
+}
+
+/// The acts of a request's action.
+pub fn of(req: &ReviewRequest, action: &NormalizedAction, ctx: &Context) -> Vec<Done> {
+    let mut out = Vec::new();
+    match (action, &req.action) {
+        (NormalizedAction::Shell(a), _) => {
+            for c in a.commands.iter().filter(|c| !c.wrapper_only) {
+                command(c, ctx, &mut out);
+            }
+        }
+        (
+            _,
+            Action::Mcp {
+                server,
+                tool,
+                arguments,
+            },
+        ) => mcp(server, tool, arguments, &mut out),
+        (_, Action::Fetch { url }) => {
+            let u = url.to_ascii_lowercase();
+            let act = if u.contains("deploy") && u.contains("hook") {
+                Some(Act::Deploy)
+            } else if u.contains("purge") || u.contains("invalidate") {
+                Some(Act::Purge)
+            } else {
+                None
+            };
+            if let Some(act) = act {
+                out.push(Done {
+                    act,
+                    targets: url
+                        .split(['/', '?', '&', '='])
+                        .filter(|p| !p.is_empty() && !p.ends_with(':'))
+                        .map(str::to_string)
+                        .collect(),
+                    by: url.clone(),
+                });
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+fn push(out: &mut Vec<Done>, act: Act, targets: Vec<String>, c: &SimpleCommand) {
+    out.push(Done {
+        act,
+        targets: targets.into_iter().filter(|t| !t.is_empty()).collect(),
+        by: c.text.clone(),
+    });
+}
+
+/// What holds for any command: a dry run does nothing (false: stop here); a safeguard flag
+/// switches one off.
+fn prelude(c: &SimpleCommand, prog: &str, a: &[String], out: &mut Vec<Done>) -> bool {
+    // A dry run does nothing it names (`npm publish --dry-run`, `kubectl apply
+    // --dry-run=server`, `helm upgrade --dry-run`).
+    if a.iter().any(|x| {
+        x == "--dry-run" || x.starts_with("--dry-run=") || x == "--dryrun" || x == "--check"
+    }) {
+        return false;
+    }
+    // Safeguards switched off on the way (`helm upgrade --no-hooks`, `--skip-tls-verify`).
+    const SAFEGUARD_FLAGS: &[&str] = &[
+        "--no-hooks",
+        "--skip-checks",
+        "--no-verify",
+        "--insecure",
+        "--insecure-skip-tls-verify",
+        "--skip-tls-verify",
+        "--disable-openapi-validation",
+        "--skip-tests",
+        "--no-verify-ssl",
+    ];
+    if prog != "git" && a.iter().any(|x| SAFEGUARD_FLAGS.contains(&x.as_str())) {
+        push(
+            out,
+            Act::SafeguardChange,
+            vec!["hooks".into(), "checks".into()],
+            c,
+        );
+    }
+    true
+}
+
+/// The acts of one simple command.
+pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
+    let Some(prog) = c.argv.first().map(|p| base(p).to_string()) else {
+        return;
+    };
+    let a = c.argv.get(1..).unwrap_or(&[]);
+    let sub = a.iter().find(|x| !x.starts_with('-')).map(String::as_str);
+    let ops = operands(a);
+    // The operands after the subcommand.
+    let rest: Vec<String> = ops.get(1..).map(<[String]>::to_vec).unwrap_or_default();
+    let named = |mut t: Vec<String>| {
+        t.push(here(ctx));
+        t
+    };
+    if !prelude(c, &prog, a, out) {
+        return;
+    }
+    // Runners: the program they run is judged as itself (`python -m twine upload`, `npx
+    // prisma migrate deploy`, `dotenv -e .env -- cmd`, `uv run`, `bundle exec`).
+    if let Some(inner) = runs(&prog, a) {
+        let before = out.len();
+        if !inner.is_empty() {
+            command(
+                &SimpleCommand {
+                    argv: inner,
+                    ..c.clone()
+                },
+                ctx,
+                out,
+            );
+        }
+        // The runner's own words may name the environment (`dotenv -e .env.staging -- …`).
+        let env = env_words(a);
+        for d in out.iter_mut().skip(before) {
+            d.targets.extend(env.iter().cloned());
+        }
+        return;
+    }
+    match (prog.as_str(), sub) {
+        ("git", _) => git(c, a, out),
+        ("gh", _) => gh(c, a, out),
+        ("npm" | "pnpm" | "yarn" | "bun", Some("publish")) => {
+            let mut t = named(rest.clone());
+            t.push(format!(
+                "dist-tag:{}",
+                opt(a, &["--tag"]).unwrap_or("latest")
+            ));
+            push(out, Act::Publish, t, c)
+        }
+        ("npm" | "pnpm" | "yarn", Some("unpublish" | "deprecate")) => {
+            push(out, Act::Purge, named(rest.clone()), c)
+        }
+        (
+            "npm" | "pnpm" | "yarn" | "bun",
+            Some("install" | "i" | "add" | "update" | "upgrade" | "ci"),
+        )
+        | ("pip" | "pip3" | "uv" | "poetry" | "pipx", Some("install" | "add"))
+        | ("cargo", Some("add" | "install" | "update"))
+        | ("go", Some("get" | "install"))
+        | ("gem" | "bundle", Some("install" | "add" | "update")) => {
+            push(out, Act::Install, rest.clone(), c)
+        }
+        ("twine", Some("upload"))
+        | ("uv" | "poetry" | "flit" | "hatch" | "cargo" | "maturin", Some("publish"))
+        | ("gem", Some("push")) => {
+            let mut t: Vec<String> = rest.iter().flat_map(|f| artifact(f)).collect();
+            t.extend(rest.clone());
+            push(out, Act::Publish, named(t), c)
+        }
+        ("npm" | "pnpm" | "yarn", Some("dist-tag" | "dist-tags"))
+            if a.iter()
+                .any(|x| matches!(x.as_str(), "add" | "rm" | "remove")) =>
+        {
+            // `dist-tag add PKG@V TAG`: the tag is a target of its own kind.
+            let mut t = rest.clone();
+            if let Some(tag) = rest.get(2) {
+                t.push(format!("dist-tag:{tag}"));
+            }
+            push(out, Act::Publish, t, c)
+        }
+        ("docker" | "podman" | "buildah", Some("push")) => push(out, Act::Publish, rest.clone(), c),
+        ("docker" | "podman", Some("system" | "image" | "volume" | "builder" | "container"))
+            if a.iter().any(|x| x == "prune") =>
+        {
+            push(out, Act::Purge, ops.clone(), c)
+        }
+        _ => deploys(c, &prog, sub, a, ctx, out),
+    }
+}
+
+/// Deploy and infrastructure tools; then databases, secret stores, HTTP clients, migrations.
+fn deploys(
+    c: &SimpleCommand,
+    prog: &str,
+    sub: Option<&str>,
+    a: &[String],
+    ctx: &Context,
+    out: &mut Vec<Done>,
+) {
+    let ops = operands(a);
+    let rest: Vec<String> = ops.get(1..).map(<[String]>::to_vec).unwrap_or_default();
+    match (prog, sub) {
+        ("kubectl" | "oc", Some(_)) => {
+            const WITH_VALUE: &[&str] = &[
+                "-n",
+                "--namespace",
+                "--context",
+                "--cluster",
+                "--kubeconfig",
+                "--user",
+                "-s",
+                "--server",
+                "--as",
+                "--as-group",
+                "--token",
+                "-l",
+                "--selector",
+            ];
+            let verb = first_operand(a, WITH_VALUE);
+            kubectl(c, a, &verb, out)
+        }
+        ("helm", Some("install" | "upgrade" | "rollback" | "uninstall" | "delete")) => {
+            let mut t = rest.clone();
+            t.extend(opt(a, &["-n", "--namespace", "--kube-context"]).map(str::to_string));
+            t.extend(env_words(a));
+            push(out, Act::Deploy, t, c)
+        }
+        (
+            "terraform" | "tofu" | "terragrunt" | "pulumi",
+            Some("apply" | "destroy" | "up" | "import"),
+        )
+        | ("cdk" | "sam" | "serverless" | "sls", Some("deploy" | "destroy")) => {
+            let mut t = env_words(a);
+            t.extend(
+                opt(a, &["-var-file", "--stack", "-s", "--stage", "--context"]).map(str::to_string),
+            );
+            t.extend(env_words(&[ctx.cwd.display().to_string()]));
+            t.push(here(ctx));
+            push(out, Act::InfrastructureChange, t, c)
+        }
+        (
+            "fly" | "flyctl" | "vercel" | "netlify" | "wrangler" | "kamal" | "railway" | "heroku",
+            _,
+        ) if a.iter().any(|x| {
+            matches!(
+                x.as_str(),
+                "deploy"
+                    | "--prod"
+                    | "publish"
+                    | "up"
+                    | "promote"
+                    | "rollback"
+                    | "releases:rollback"
+            )
+        }) || (prog == "vercel" && sub.is_none()) =>
+        {
+            let mut t = env_words(a);
+            t.extend(opt(a, &["-a", "--app", "--env", "-e", "--site"]).map(str::to_string));
+            if a.iter().any(|x| x == "--prod") {
+                t.push("production".into());
+            }
+            t.push(here(ctx));
+            push(out, Act::Deploy, t, c)
+        }
+        ("ansible-playbook", _) => {
+            let mut t = ops.clone();
+            t.extend(opt(a, &["-i", "--inventory", "-l", "--limit"]).map(str::to_string));
+            push(out, Act::Deploy, t, c)
+        }
+        ("aws" | "gcloud" | "az", _) => cloud(c, &ops, out),
+        _ => data_and_network(c, prog, sub, a, ctx, out),
+    }
+}
+
+/// Databases, secret stores and HTTP clients; then migration tools.
+fn data_and_network(
+    c: &SimpleCommand,
+    prog: &str,
+    sub: Option<&str>,
+    a: &[String],
+    ctx: &Context,
+    out: &mut Vec<Done>,
+) {
+    let ops = operands(a);
+    let rest: Vec<String> = ops.get(1..).map(<[String]>::to_vec).unwrap_or_default();
+    match (prog, sub) {
+        ("psql" | "mysql" | "sqlite3" | "mongosh" | "cqlsh" | "clickhouse-client", _) => {
+            let sql = opt(
+                a,
+                &["-c", "--command", "-e", "--execute", "--eval", "--query"],
+            )
+            .unwrap_or("")
+            .to_ascii_lowercase();
+            let writes = [
+                "insert", "update", "delete", "drop", "alter", "truncate", "create", "grant",
+            ]
+            .iter()
+            .any(|w| {
+                sql.split(|c: char| !c.is_ascii_alphabetic())
+                    .any(|x| x == *w)
+            });
+            if writes {
+                let mut t = ops.clone();
+                t.extend(
+                    opt(a, &["-d", "--dbname", "-h", "--host", "-D", "--database"])
+                        .map(str::to_string),
+                );
+                t.extend(env_words(a));
+                push(out, Act::DatabaseWrite, t, c)
+            }
+        }
+        ("redis-cli", _)
+            if a.iter().any(|x| {
+                matches!(
+                    x.to_ascii_lowercase().as_str(),
+                    "flushdb" | "flushall" | "del" | "unlink" | "set" | "hset"
+                )
+            }) =>
+        {
+            let mut t = env_words(a);
+            t.extend(opt(a, &["-h", "-u"]).map(str::to_string));
+            // The database number: `-n 3` is db 3.
+            t.extend(opt(a, &["-n"]).map(|n| format!("#{n}")));
+            let flush = a
+                .iter()
+                .any(|x| x.eq_ignore_ascii_case("flushdb") || x.eq_ignore_ascii_case("flushall"));
+            push(
+                out,
+                if flush {
+                    Act::Purge
+                } else {
+                    Act::DatabaseWrite
+                },
+                t,
+                c,
+            )
+        }
+        ("vault", Some("kv" | "write"))
+            if a.iter()
+                .any(|x| matches!(x.as_str(), "put" | "patch" | "write"))
+                || sub == Some("write") =>
+        {
+            push(out, Act::SecretUse, rest.clone(), c)
+        }
+        ("vault", Some("policy" | "token")) => push(out, Act::AccessGrant, rest.clone(), c),
+        ("curl" | "http" | "https" | "xh" | "wget", _) => {
+            let method = opt(a, &["-X", "--request"]).map(str::to_ascii_uppercase);
+            let sends = matches!(method.as_deref(), Some("POST" | "PUT" | "PATCH" | "DELETE"))
+                || a.iter().any(|x| {
+                    matches!(
+                        x.as_str(),
+                        "-d" | "--data"
+                            | "--data-raw"
+                            | "--data-binary"
+                            | "-F"
+                            | "--form"
+                            | "--json"
+                            | "-T"
+                            | "--upload-file"
+                            | "--post-data"
+                    ) || x.starts_with("--data")
+                });
+            if sends {
+                let t: Vec<String> = c.hosts.clone();
+                let act = if method.as_deref() == Some("DELETE")
+                    || a.iter().any(|x| x.contains("purge"))
+                {
+                    Act::Purge
+                } else {
+                    Act::SendExternal
+                };
+                push(out, act, t, c)
+            }
+        }
+        _ => migration(c, prog, a, ctx, out),
+    }
+}
+
+/// The command a runner runs, if `prog` is one.
+fn runs(prog: &str, a: &[String]) -> Option<Vec<String>> {
+    let after_dashes = || {
+        a.iter()
+            .position(|x| x == "--")
+            .map(|i| a[i + 1..].to_vec())
+            .unwrap_or_default()
+    };
+    let from_first = |skip: usize| -> Vec<String> {
+        a.iter()
+            .skip(skip)
+            .skip_while(|x| x.starts_with('-'))
+            .cloned()
+            .collect()
+    };
+    Some(match prog {
+        "python" | "python3" if a.first().is_some_and(|x| x == "-m") => a.get(1..)?.to_vec(),
+        "npx" | "bunx" | "pnpx" => from_first(0),
+        "dotenv" | "dotenvx" | "env-cmd" | "cross-env" => after_dashes(),
+        "uv" | "poetry" | "pdm" | "hatch" | "pipenv" if a.first().is_some_and(|x| x == "run") => {
+            from_first(1)
+        }
+        "bundle" if a.first().is_some_and(|x| x == "exec") => from_first(1),
+        "pnpm" | "yarn" if a.first().is_some_and(|x| x == "exec" || x == "dlx") => from_first(1),
+        _ => return None,
+    })
+}
+
+/// A package file's name and version as targets: `dist/acme_sdk-3.0.0-py3-none-any.whl` →
+/// `acme_sdk`, `3.0.0`; `pkg/rack-throttle-lite-1.3.0.gem` → `rack-throttle-lite`, `1.3.0`.
+fn artifact(path: &str) -> Vec<String> {
+    let file = base(path);
+    let stem = [
+        ".tar.gz", ".whl", ".gem", ".tgz", ".crate", ".zip", ".nupkg", ".jar",
+    ]
+    .iter()
+    .find_map(|e| file.strip_suffix(e));
+    let Some(stem) = stem else {
+        return Vec::new();
+    };
+    let parts: Vec<&str> = stem.split('-').collect();
+    match parts
+        .iter()
+        .position(|p| p.starts_with(|c: char| c.is_ascii_digit()) && p.contains('.'))
+    {
+        Some(k) if k > 0 => vec![parts[..k].join("-"), parts[k].to_string()],
+        _ => vec![stem.to_string()],
+    }
+}
+
+/// Database migration tools (`prisma migrate deploy`, `alembic upgrade head`, …).
+fn migration(c: &SimpleCommand, prog: &str, a: &[String], ctx: &Context, out: &mut Vec<Done>) {
+    let text = a.join(" ");
+    let migrates = match prog {
+        "prisma" => {
+            text.contains("migrate deploy")
+                || text.contains("migrate reset")
+                || text.contains("db push")
+        }
+        "alembic" => a.iter().any(|w| w == "upgrade" || w == "downgrade"),
+        "rails" | "rake" | "bin/rails" => {
+            text.contains("db:migrate")
+                || text.contains("db:rollback")
+                || text.contains("db:seed")
+                || text.contains("db:reset")
+        }
+        "sqlx" | "diesel" => {
+            text.contains("migrat") && (text.contains("run") || text.contains("revert"))
+        }
+        "flyway" | "liquibase" => {
+            text.contains("migrate") || text.contains("update") || text.contains("clean")
+        }
+        "knex" => {
+            text.contains("migrate:latest")
+                || text.contains("migrate:up")
+                || text.contains("seed:run")
+        }
+        "goose" | "dbmate" | "migrate" => text.contains("up") || text.contains("down"),
+        "python" | "python3" => {
+            text.contains("manage.py migrate") || text.contains("manage.py flush")
+        }
+        _ => false,
+    };
+    if migrates {
+        let mut t = env_words(a);
+        t.push(here(ctx));
+        push(out, Act::DatabaseWrite, t, c)
+    }
+}
+
+fn git(c: &SimpleCommand, a: &[String], out: &mut Vec<Done>) {
+    let g = crate::normalize::shell::git::split(a);
+    let sub = g.sub.map(String::as_str);
+    // Hooks skipped: `git commit --no-verify` (`-n`), `git push --no-verify`.
+    let skips_hooks = g.rest.iter().any(|x| x == "--no-verify")
+        || (sub == Some("commit")
+            && g.rest
+                .iter()
+                .any(|x| x.starts_with('-') && !x.starts_with("--") && x.contains('n')));
+    if skips_hooks
+        && matches!(
+            sub,
+            Some("commit" | "push" | "merge" | "rebase" | "am" | "cherry-pick")
+        )
+    {
+        push(
+            out,
+            Act::SafeguardChange,
+            vec!["hooks".into(), "pre-commit".into(), "pre-push".into()],
+            c,
+        );
+    }
+    if sub != Some("push") {
+        return;
+    }
+    let rest = g.rest;
+    let has = |f: &[&str]| rest.iter().any(|x| f.contains(&x.as_str()));
+    let ops: Vec<&String> = rest.iter().filter(|x| !x.starts_with('-')).collect();
+    let force = has(&["-f", "--force", "--force-with-lease", "--mirror"])
+        || rest
+            .iter()
+            .any(|x| x.starts_with("--force-with-lease") || x.starts_with("--force-if-includes"))
+        || rest
+            .iter()
+            .any(|x| x.starts_with('-') && !x.starts_with("--") && x.contains('f'))
+        || ops.iter().skip(1).any(|x| x.starts_with('+'));
+    let delete = has(&["-d", "--delete", "--prune", "--mirror"])
+        || ops.iter().skip(1).any(|x| x.starts_with(':'));
+    let refs: Vec<String> = ops
+        .iter()
+        .skip(1)
+        .map(|r| {
+            let r = r.trim_start_matches('+');
+            r.rsplit(':').next().unwrap_or(r).to_string()
+        })
+        .collect();
+    let tags: Vec<String> = refs
+        .iter()
+        .filter(|r| {
+            r.starts_with("refs/tags/")
+                || matches!(
+                    super::target::tokens(r)
+                        .into_iter()
+                        .collect::<Vec<_>>()
+                        .as_slice(),
+                    [super::target::Token::Version(_)]
+                )
+        })
+        .cloned()
+        .collect();
+    if has(&["--tags", "--follow-tags"]) || !tags.is_empty() {
+        push(out, Act::Publish, tags.clone(), c);
+    }
+    let branches: Vec<String> = refs.iter().filter(|r| !tags.contains(r)).cloned().collect();
+    let act = if delete {
+        Act::DeleteRemote
+    } else if force {
+        Act::RewriteHistory
+    } else {
+        Act::Push
+    };
+    if !branches.is_empty() || tags.is_empty() || delete || force {
+        push(out, act, branches, c);
+    }
+}
+
+fn gh(c: &SimpleCommand, a: &[String], out: &mut Vec<Done>) {
+    let noun = a.first().map(String::as_str).unwrap_or("");
+    let verb = a.get(1).map(String::as_str).unwrap_or("");
+    let mut t: Vec<String> = operands(a.get(2..).unwrap_or(&[]));
+    t.extend(opt(a, &["-R", "--repo"]).map(str::to_string));
+    // Organization-wide: others' repositories too (a target that must be named).
+    if opt(a, &["--org", "-o"]).is_some() {
+        t.push("!org".into());
+    }
+    // A draft release is seen by nobody yet.
+    if noun == "release" && a.iter().any(|x| x == "--draft" || x == "-d") {
+        return;
+    }
+    let act = match (noun, verb) {
+        ("pr", "merge") => Act::Merge,
+        ("pr" | "issue", "comment" | "review" | "create" | "edit") | ("label", _) => Act::Comment,
+        ("pr" | "issue", "close" | "lock") => Act::Close,
+        ("release", "create" | "upload" | "edit") => Act::Publish,
+        ("release" | "repo", "delete") => Act::DeleteRemote,
+        ("secret" | "variable", "set" | "delete" | "remove") => Act::SecretUse,
+        ("workflow", "run") | ("run", "rerun") => Act::Deploy,
+        ("api", _) => {
+            let method = a.iter().enumerate().find_map(|(i, x)| {
+                x.strip_prefix("--method=").map(str::to_string).or_else(|| {
+                    matches!(x.as_str(), "-X" | "--method")
+                        .then(|| a.get(i + 1).cloned())
+                        .flatten()
+                })
+            });
+            let writes = method
+                .as_deref()
+                .is_some_and(|m| !m.eq_ignore_ascii_case("GET"))
+                || a.iter().any(|x| {
+                    matches!(
+                        x.as_str(),
+                        "-f" | "-F" | "--field" | "--raw-field" | "--input"
+                    )
+                });
+            if !writes {
+                push(out, Act::Inspect, Vec::new(), c);
+                return;
+            }
+            let path = api_path(a).to_ascii_lowercase();
+            t = path.split('/').map(str::to_string).collect();
+            // `repos/OWNER/NAME/…` names a repository.
+            if let [repos, owner, name, ..] = t.as_slice()
+                && repos == "repos"
+            {
+                t.push(format!("{owner}/{name}"));
+            }
+            if path.contains("protection") || path.contains("rulesets") {
+                Act::SafeguardChange
+            } else if path.contains("collaborators")
+                || path.contains("teams")
+                || path.contains("permission")
+                || path.contains("members")
+            {
+                Act::AccessGrant
+            } else if path.contains("merge") {
+                Act::Merge
+            } else if path.contains("comments")
+                || path.contains("labels")
+                || path.contains("reviews")
+            {
+                Act::Comment
+            } else if method
+                .as_deref()
+                .is_some_and(|m| m.eq_ignore_ascii_case("DELETE"))
+            {
+                Act::DeleteRemote
+            } else {
+                Act::SendExternal
+            }
+        }
+        _ => return,
+    };
+    push(out, act, t, c)
+}
+
+/// The first operand, the values of `with_value` options skipped (`kubectl -n prod apply` →
+/// `apply`).
+fn first_operand(a: &[String], with_value: &[&str]) -> String {
+    let mut i = 0;
+    while let Some(x) = a.get(i) {
+        if with_value.contains(&x.as_str()) {
+            i += 2;
+        } else if x.starts_with('-') {
+            i += 1;
+        } else {
+            return x.clone();
+        }
+    }
+    String::new()
+}
+
+/// The endpoint of `gh api` (its first operand, option values skipped).
+fn api_path(a: &[String]) -> String {
+    const WITH_VALUE: &[&str] = &[
+        "-X",
+        "--method",
+        "-f",
+        "-F",
+        "--field",
+        "--raw-field",
+        "-H",
+        "--header",
+        "--input",
+        "-q",
+        "--jq",
+        "-t",
+        "--template",
+        "--hostname",
+        "-p",
+        "--preview",
+        "--cache",
+    ];
+    let mut i = 1;
+    while let Some(x) = a.get(i) {
+        if WITH_VALUE.contains(&x.as_str()) {
+            i += 2;
+        } else if x.starts_with('-') {
+            i += 1;
+        } else {
+            return x.clone();
+        }
+    }
+    String::new()
+}
+
+fn kubectl(c: &SimpleCommand, a: &[String], verb: &str, out: &mut Vec<Done>) {
+    let mut t: Vec<String> = operands(a).into_iter().skip(1).collect();
+    t.extend(opt(a, &["-n", "--namespace", "--context", "--cluster"]).map(str::to_string));
+    t.extend(opt(a, &["-f", "--filename"]).map(str::to_string));
+    let act = match verb {
+        "create" if a.iter().any(|x| x == "secret") => Act::SecretUse,
+        "create" if a.iter().any(|x| x.contains("rolebinding")) => Act::AccessGrant,
+        "get" | "describe" | "logs" | "top" | "explain" | "api-resources" | "events" | "diff" => {
+            Act::Inspect
+        }
+        "apply" | "create" | "replace" | "patch" | "set" | "scale" | "rollout" | "delete"
+        | "annotate" | "label" | "edit" | "autoscale" | "expose" | "run" | "drain" | "cordon"
+        | "uncordon" | "taint" => Act::Deploy,
+        _ => return,
+    };
+    if verb == "rollout" && a.iter().any(|x| matches!(x.as_str(), "status" | "history")) {
+        push(out, Act::Inspect, t, c);
+        return;
+    }
+    push(out, act, t, c)
+}
+
+fn cloud(c: &SimpleCommand, ops: &[String], out: &mut Vec<Done>) {
+    let words: Vec<String> = ops.iter().take(4).map(|w| w.to_ascii_lowercase()).collect();
+    let reads = |w: &str| {
+        [
+            "describe", "list", "get", "ls", "show", "wait", "read", "tail", "logs", "log", "view",
+            "browse", "search", "lookup",
+        ]
+        .iter()
+        .any(|r| w == *r || w.starts_with(&format!("{r}-")))
+    };
+    // The operation: the first word after the service and its groups that reads or writes.
+    if words.iter().skip(1).any(|w| reads(w))
+        && !words.iter().skip(1).any(|w| {
+            [
+                "put",
+                "create",
+                "delete",
+                "update",
+                "set",
+                "add",
+                "remove",
+                "rm",
+                "attach",
+                "authorize",
+            ]
+            .iter()
+            .any(|m| w == *m || w.starts_with(&format!("{m}-")))
+        })
+    {
+        push(out, Act::Inspect, Vec::new(), c);
+        return;
+    }
+    let has = |s: &str| words.iter().any(|w| w.contains(s));
+    let act = if words
+        .iter()
+        .any(|w| matches!(w.as_str(), "rm" | "rb" | "delete" | "destroy"))
+        || has("delete")
+        || has("invalidation")
+        || has("purge")
+    {
+        Act::Purge
+    } else if has("iam") || has("policy-binding") || has("role-assignment") {
+        Act::AccessGrant
+    } else if has("secret") {
+        Act::SecretUse
+    } else if words.iter().any(|w| w == "s3") && (has("cp") || has("sync")) {
+        Act::Publish
+    } else {
+        Act::InfrastructureChange
+    };
+    push(out, act, ops.iter().skip(1).cloned().collect(), c)
+}
+
+/// The targets of an MCP call: the values of its arguments that name things (an owner, a
+/// repository, a number, a channel, a branch, an environment, …).
+fn mcp_targets(args: &serde_json::Value) -> Vec<String> {
+    let mut targets = Vec::new();
+    if let Some(o) = args.as_object() {
+        for (k, v) in o {
+            let k = k.to_ascii_lowercase();
+            let keyed = [
+                "owner",
+                "repo",
+                "repository",
+                "pull",
+                "number",
+                "issue",
+                "channel",
+                "to",
+                "recipient",
+                "branch",
+                "tag",
+                "name",
+                "environment",
+                "env",
+                "package",
+                "version",
+                "database",
+                "bucket",
+                "project",
+                "service",
+                "app",
+                "team",
+                "user",
+                "username",
+                "key",
+                "id",
+                "ref",
+                "head",
+                "base",
+                "namespace",
+                "site",
+                "zone",
+            ]
+            .iter()
+            .any(|x| {
+                k == *x
+                    || k.starts_with(&format!("{x}_"))
+                    || k.ends_with(&format!("_{x}"))
+                    || (x.len() >= 4 && k.contains(x))
+            });
+            if !keyed {
+                continue;
+            }
+            match v {
+                // A channel is `#name` whether or not the call writes the `#`.
+                serde_json::Value::String(s) if k.contains("channel") && !s.starts_with('#') => {
+                    targets.push(format!("#{s}"))
+                }
+                serde_json::Value::String(s) if s.len() <= 200 => targets.push(s.clone()),
+                serde_json::Value::Number(n) => targets.push(n.to_string()),
+                serde_json::Value::Array(xs) => targets.extend(
+                    xs.iter()
+                        .filter_map(|x| {
+                            x.as_str()
+                                .map(str::to_string)
+                                .or_else(|| x.as_number().map(|n| n.to_string()))
+                        })
+                        .take(16),
+                ),
+                _ => {}
+            }
+        }
+    }
+    targets
+}
+
+/// An MCP call's act, read from its tool's name, and its targets from its arguments.
+fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) {
+    let t = tool.to_ascii_lowercase();
+    let words: Vec<&str> = t
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let any = |l: &[&str]| words.iter().any(|w| l.contains(w));
+    let state_closed = args
+        .get("state")
+        .or_else(|| args.get("status"))
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|s| {
+            matches!(
+                s.to_ascii_lowercase().as_str(),
+                "closed" | "done" | "completed" | "resolved" | "canceled" | "cancelled"
+            )
+        });
+    // Reading tools do nothing the mandate names (`search_messages`, `get_pull_request`).
+    let first = words.first().copied().unwrap_or("");
+    if matches!(
+        first,
+        "get" | "list" | "search" | "read" | "fetch" | "find" | "view" | "describe" | "lookup"
+    ) {
+        out.push(Done {
+            act: Act::Inspect,
+            targets: Vec::new(),
+            by: format!("{server}/{tool}"),
+        });
+        return;
+    }
+    // A draft is seen by nobody yet.
+    if args.get("draft").and_then(serde_json::Value::as_bool) == Some(true) {
+        return;
+    }
+    let act = if any(&["merge"]) {
+        Act::Merge
+    } else if any(&["publish", "release"]) && !any(&["get", "list"]) {
+        Act::Publish
+    } else if any(&[
+        "deploy", "rollout", "redeploy", "rollback", "promote", "trigger", "dispatch",
+    ]) {
+        Act::Deploy
+    } else if any(&["protection", "ruleset"]) {
+        Act::SafeguardChange
+    } else if any(&[
+        "collaborator",
+        "invite",
+        "permission",
+        "member",
+        "grant",
+        "role",
+    ]) && !any(&["get", "list"])
+    {
+        Act::AccessGrant
+    } else if any(&["secret"]) && any(&["set", "create", "update", "put"]) {
+        Act::SecretUse
+    } else if any(&["purge", "invalidate", "flush", "prune"]) {
+        Act::Purge
+    } else if any(&["delete", "remove", "destroy", "drop"]) {
+        Act::DeleteRemote
+    } else if any(&["close"]) || (any(&["update", "edit"]) && state_closed) {
+        Act::Close
+    } else if any(&["push"]) || (any(&["create", "update"]) && any(&["file", "files", "commit"])) {
+        Act::Push
+    } else if any(&["comment", "review", "label", "labels", "reply", "react"])
+        || (any(&["create", "update", "edit"]) && any(&["issue", "pull", "pr"]))
+    {
+        Act::Comment
+    } else if any(&[
+        "post", "send", "message", "email", "mail", "chat", "notify", "publish",
+    ]) {
+        Act::SendExternal
+    } else if any(&["execute", "query", "sql"]) {
+        let sql = args.to_string().to_ascii_lowercase();
+        if ["insert", "update", "delete", "drop", "alter", "truncate"]
+            .iter()
+            .any(|w| {
+                sql.split(|c: char| !c.is_ascii_alphabetic())
+                    .any(|x| x == *w)
+            })
+        {
+            Act::DatabaseWrite
+        } else {
+            return;
+        }
+    } else {
+        return;
+    };
+    let mut targets = mcp_targets(args);
+    // Owner and repository together name the repository.
+    if let (Some(owner), Some(repo)) = (
+        args.get("owner").and_then(serde_json::Value::as_str),
+        args.get("repo").and_then(serde_json::Value::as_str),
+    ) {
+        targets.push(format!("{owner}/{repo}"));
+    }
+    out.push(Done {
+        act,
+        targets,
+        by: format!("{server}/{tool}"),
+    });
+}

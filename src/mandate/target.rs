@@ -1,0 +1,761 @@
+//! Targets compared: the words of a grant against what an action acts on.
+//!
+//! A target is normalised into typed tokens ([`Token`]): an environment (`prod` and
+//! `production` are one), a number (`#88`, `PR 88`, `pr-88`), a version (`v1.2.3` is `1.2.3`),
+//! a protected branch (`main`, `master`, …) or a name (`@acme/ui-kit` also gives `ui-kit`;
+//! `origin/fix-login` is `fix-login`). [`matches`] says whether a grant's tokens cover an act's:
+//! environments, numbers, versions and protected branches must agree when the act names them,
+//! and at least one token must be shared unless the act is low-risk.
+
+use std::collections::BTreeSet;
+
+/// A normalised target word.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Token {
+    /// An environment: `production`, `staging`, `dev`, `qa`, `preview`, `canary`.
+    Env(String),
+    /// A PR, issue or other number.
+    Number(String),
+    /// A version, without a leading `v`.
+    Version(String),
+    /// A branch others share: `main`, `master`, `trunk`, `develop`.
+    Protected(String),
+    /// A repository, `owner/name` (`acme/payments-core`).
+    Repo(String),
+    /// A chat channel, `#name`.
+    Channel(String),
+    /// A package's dist-tag (`latest`, `next`), written `dist-tag:NAME`.
+    DistTag(String),
+    /// An object-store path (`s3://bucket/tmp/`): an act on it must be under a granted one.
+    Path(String),
+    /// Any other name: a package, branch, host, bucket, channel, namespace, file.
+    Name(String),
+}
+
+/// The first parts of `x/y` words that make them paths or refs, not repositories.
+const NOT_OWNERS: &[&str] = &[
+    "feature",
+    "feat",
+    "fix",
+    "bugfix",
+    "hotfix",
+    "release",
+    "releases",
+    "chore",
+    "docs",
+    "doc",
+    "refactor",
+    "test",
+    "tests",
+    "dev",
+    "ci",
+    "build",
+    "perf",
+    "style",
+    "revert",
+    "renovate",
+    "dependabot",
+    "users",
+    "user",
+    "src",
+    "dist",
+    "lib",
+    "scripts",
+    "script",
+    "charts",
+    "chart",
+    "values",
+    "envs",
+    "env",
+    "config",
+    "configs",
+    "playbooks",
+    "inventories",
+    "inventory",
+    "changes",
+    "apps",
+    "app",
+    "packages",
+    "pkg",
+    "cmd",
+    "internal",
+    "bench",
+    "target",
+    "tmp",
+    "deploy",
+    "deployment",
+    "deployments",
+    "infra",
+    "svc",
+    "service",
+    "services",
+    "pod",
+    "pods",
+    "statefulset",
+    "sts",
+    "daemonset",
+    "ds",
+    "job",
+    "jobs",
+    "cronjob",
+    "configmap",
+    "cm",
+    "secret",
+    "secrets",
+    "ingress",
+    "ns",
+    "namespace",
+    "node",
+    "pvc",
+    "rs",
+    "origin",
+    "upstream",
+    "heads",
+    "tags",
+    "refs",
+    "migrations",
+    "db",
+    "k8s",
+    "helm",
+    "terraform",
+    "modules",
+    "module",
+    "overlays",
+    "base",
+    "bin",
+    "etc",
+    "var",
+    "usr",
+    "home",
+    "opt",
+    "work",
+    "static",
+    "public",
+    "assets",
+    "web",
+    "api",
+    "cache",
+    "data",
+    "logs",
+    "log",
+    "out",
+    "vendor",
+    "node_modules",
+    "tools",
+    "hack",
+    "examples",
+    "example",
+    "spec",
+    "specs",
+    "fixtures",
+    "layouts",
+    "templates",
+    "components",
+    "pages",
+    "tasks",
+    "roles",
+    "files",
+    "changelog",
+    "group_vars",
+    "host_vars",
+    "bucket",
+    "buckets",
+    "s3",
+    "gs",
+    "file",
+    "http",
+    "https",
+];
+
+/// Words that name nothing in particular (never a target).
+const GENERIC: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "to",
+    "on",
+    "in",
+    "of",
+    "for",
+    "and",
+    "or",
+    "it",
+    "its",
+    "our",
+    "my",
+    "this",
+    "that",
+    "these",
+    "those",
+    "with",
+    "from",
+    "into",
+    "onto",
+    "at",
+    "by",
+    "as",
+    "is",
+    "be",
+    "we",
+    "i",
+    "you",
+    "your",
+    "me",
+    "us",
+    "please",
+    "then",
+    "now",
+    "all",
+    "new",
+    "latest",
+    "branch",
+    "branches",
+    "release",
+    "releases",
+    "package",
+    "packages",
+    "version",
+    "versions",
+    "pr",
+    "prs",
+    "pull",
+    "request",
+    "issue",
+    "issues",
+    "repo",
+    "repository",
+    "tag",
+    "tags",
+    "origin",
+    "upstream",
+    "remote",
+    "changes",
+    "change",
+    "fix",
+    "fixes",
+    "feature",
+    "build",
+    "job",
+    "ci",
+    "up",
+    "out",
+    "so",
+    "can",
+    "just",
+    "also",
+    "once",
+    "after",
+    "before",
+    "when",
+    "npm",
+    "pypi",
+    "crates",
+    "crates.io",
+    "docker",
+    "image",
+    "images",
+    "github",
+    "gh",
+    "git",
+    "head",
+    "refs",
+    "heads",
+    "service",
+    "services",
+    "app",
+    "cluster",
+    "server",
+    "environment",
+    "env",
+    "run",
+    "it's",
+    "work",
+    "workspace",
+    "here",
+    "there",
+    "them",
+    "they",
+    "their",
+    "instead",
+    "yet",
+    "only",
+    "not",
+    "don't",
+    "do",
+];
+
+const PROTECTED: &[&str] = &[
+    "main",
+    "master",
+    "trunk",
+    "develop",
+    "default",
+    "!org",
+    "org",
+    "organization",
+    "org-wide",
+];
+
+fn env_of(w: &str) -> Option<&'static str> {
+    Some(match w {
+        "prod" | "production" | "live" | "prd" => "production",
+        "staging" | "stage" | "stg" => "staging",
+        "dev" | "development" => "dev",
+        "qa" => "qa",
+        "preview" => "preview",
+        "canary" => "canary",
+        "sandbox" => "sandbox",
+        _ => return None,
+    })
+}
+
+fn is_version(w: &str) -> Option<String> {
+    let v = w.strip_prefix('v').unwrap_or(w);
+    let mut parts = v.split(['-', '+']).next()?.split('.');
+    let all_numeric = parts
+        .clone()
+        .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    (all_numeric && parts.nth(1).is_some()).then(|| v.to_string())
+}
+
+/// A word whose form gives its kind (`dist-tag:next`, `s3://b/p`, `#channel`) or that holds
+/// two words (`owner/repo#91`, `key=value`).
+fn typed_word(w: &str) -> Option<BTreeSet<Token>> {
+    let mut out = BTreeSet::new();
+    if let Some(tag) = w.strip_prefix("dist-tag:") {
+        out.insert(Token::DistTag(tag.to_string()));
+        return Some(out);
+    }
+    for scheme in ["s3://", "gs://", "az://", "r2://", "gcs://"] {
+        if let Some(rest) = w.strip_prefix(scheme) {
+            let rest = rest.trim_end_matches('/');
+            out.insert(Token::Path(format!("{scheme}{rest}")));
+            if let Some(bucket) = rest.split('/').next().filter(|b| !b.is_empty()) {
+                out.insert(Token::Name(bucket.replace('_', "-")));
+            }
+            return Some(out);
+        }
+    }
+    // A channel: `#infra-help` (a `#` before digits is a number).
+    if let Some(ch) = w.strip_prefix('#')
+        && ch.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !ch.contains(['#', '/'])
+    {
+        out.insert(Token::Channel(ch.replace('_', "-")));
+        return Some(out);
+    }
+    // `owner/repo#91`, `k=v`: each part on its own too.
+    if let Some((head, tail)) = w.split_once('#').filter(|(h, _)| !h.is_empty()) {
+        out.extend(tokens_of_word(head));
+        out.extend(tokens_of_word(&format!("#{tail}")));
+        return Some(out);
+    }
+    if let Some((k, v)) = w
+        .split_once('=')
+        .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+    {
+        out.extend(tokens_of_word(k));
+        out.extend(tokens_of_word(v));
+        return Some(out);
+    }
+    None
+}
+
+/// A package at a version: `ui-kit@2.4.1`, `@acme/ui-kit@2.4.1`, `requests==2.31.0`.
+fn package_at_version(w: &str) -> Option<BTreeSet<Token>> {
+    // A package at a version: `ui-kit@2.4.1`, `@acme/ui-kit@2.4.1`, `requests==2.31.0`.
+    if let Some((name, ver)) = w
+        .rsplit_once('@')
+        .filter(|(n, _)| !n.is_empty())
+        .or_else(|| w.split_once("=="))
+        && let Some(v) = is_version(ver)
+    {
+        let mut out = BTreeSet::from([Token::Version(v)]);
+        out.extend(tokens_of_word(name));
+        return Some(out);
+    }
+    None
+}
+
+/// The tokens of one word of a target (a word as written: `@acme/ui-kit`, `#88`, `v2.4.1`).
+pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
+    let mut out = BTreeSet::new();
+    let w = word
+        .trim_matches(|c: char| {
+            matches!(
+                c,
+                '.' | ','
+                    | ';'
+                    | ':'
+                    | '"'
+                    | '\''
+                    | '`'
+                    | '('
+                    | ')'
+                    | '!'
+                    | '?'
+                    | '$'
+                    | '{'
+                    | '}'
+                    | '<'
+                    | '>'
+                    | '['
+                    | ']'
+            )
+        })
+        .to_ascii_lowercase();
+    let w = w.strip_suffix("'s").unwrap_or(&w).to_string();
+    if w.is_empty() || is_time_or_date(&w) {
+        return out;
+    }
+    if let Some(t) = typed_word(&w) {
+        return t;
+    }
+    // Registry and ref prefixes name no target of their own.
+    let mut w = w.as_str();
+    for p in [
+        "npm:",
+        "pypi:",
+        "crates:",
+        "cargo:",
+        "docker:",
+        "oci:",
+        "gem:",
+        "refs/heads/",
+        "refs/tags/",
+        "origin/",
+        "upstream/",
+        "heads/",
+        "tags/",
+    ] {
+        if let Some(r) = w.strip_prefix(p) {
+            w = r;
+        }
+    }
+    let number = w
+        .strip_prefix('#')
+        .or_else(|| w.strip_prefix("pr-"))
+        .or_else(|| w.strip_prefix("pr#"))
+        .or_else(|| w.strip_prefix("gh-"))
+        .unwrap_or(w);
+    if !number.is_empty() && number.len() <= 7 && number.bytes().all(|b| b.is_ascii_digit()) {
+        out.insert(Token::Number(number.to_string()));
+        return out;
+    }
+    if let Some(v) = is_version(w) {
+        out.insert(Token::Version(v));
+        return out;
+    }
+    if let Some(t) = package_at_version(w) {
+        return t;
+    }
+    if let Some(e) = env_of(w) {
+        out.insert(Token::Env(e.to_string()));
+        return out;
+    }
+    if PROTECTED.contains(&w) {
+        let w = if matches!(w, "!org" | "organization" | "org-wide") {
+            "org"
+        } else {
+            w
+        };
+        out.insert(Token::Protected(w.to_string()));
+        return out;
+    }
+    if w.len() < 2 || GENERIC.contains(&w) {
+        return out;
+    }
+    let w = w.strip_prefix("file://").unwrap_or(w);
+    // Python's and most registries' names compare with `_` as `-`.
+    let name = w.replace('_', "-");
+    if let Some((owner, repo)) = name.split_once('/')
+        && !repo.contains('/')
+        && !owner.is_empty()
+        && !repo.is_empty()
+        && owner.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && !NOT_OWNERS.contains(&owner)
+        && !repo.contains("..")
+        && !is_file_name(repo)
+    {
+        out.insert(Token::Repo(name.clone()));
+    }
+    out.insert(Token::Name(name.clone()));
+    // A host's first label names it too: `cache-staging.internal` → `cache-staging`.
+    if let Some((first, rest)) = name.split_once('.')
+        && !first.is_empty()
+        && rest.chars().any(|c| c.is_ascii_alphabetic())
+        && !is_file_name(&name)
+        && !name.contains('/')
+    {
+        out.extend(tokens_of_word(first));
+    }
+    let w = name.as_str();
+    // The parts of a scoped or qualified name: `@acme/ui-kit` → `ui-kit`, `acme`;
+    // `acme-prod` → the environment too; `infra/envs/staging` → `staging`.
+    for part in w
+        .split(['/', '@', ':'])
+        .filter(|p| !p.is_empty() && *p != w)
+    {
+        out.extend(tokens_of_word(part));
+    }
+    for part in w.split(['-', '_', '.']) {
+        if let Some(e) = env_of(part) {
+            out.insert(Token::Env(e.to_string()));
+        }
+    }
+    out
+}
+
+/// Whether a word is a time (`18:00`) or a date (`2023-01-01`): no target.
+fn is_time_or_date(w: &str) -> bool {
+    let digits_and = |sep: char| {
+        w.contains(sep) && w.chars().all(|c| c.is_ascii_digit() || c == sep) && w.len() <= 10
+    };
+    digits_and(':') || (digits_and('-') && w.len() == 10)
+}
+
+/// Whether a word ends in a file extension (`api-cutover.json`, `x.tar.gz`).
+fn is_file_name(w: &str) -> bool {
+    const EXT: &[&str] = &[
+        "json", "yaml", "yml", "toml", "md", "txt", "tf", "tfvars", "js", "ts", "py", "rs", "go",
+        "rb", "sh", "gz", "tgz", "whl", "gem", "zip", "crate", "lock", "env", "cfg", "ini", "xml",
+        "html", "css", "sql", "pem", "csv",
+    ];
+    w.rsplit_once('.').is_some_and(|(_, e)| EXT.contains(&e))
+}
+
+/// The tokens of a target text (one or more words).
+pub fn tokens(text: &str) -> BTreeSet<Token> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .flat_map(tokens_of_word)
+        .collect()
+}
+
+/// The tokens of several targets.
+pub fn tokens_all<'a>(targets: impl IntoIterator<Item = &'a String>) -> BTreeSet<Token> {
+    targets.into_iter().flat_map(|t| tokens(t)).collect()
+}
+
+fn of_kind(set: &BTreeSet<Token>, kind: fn(&Token) -> bool) -> BTreeSet<&Token> {
+    set.iter().filter(|t| kind(t)).collect()
+}
+
+/// Whether a grant's targets name something of a kind that must agree (an environment, a
+/// number, a version, a protected branch, a repository, a channel) that the act names
+/// otherwise: the grant is for another target (`merge #88` against a merge of #91).
+pub fn conflicts(grant: &BTreeSet<Token>, act: &BTreeSet<Token>) -> bool {
+    let kinds: [fn(&Token) -> bool; 7] = [
+        |t| matches!(t, Token::Env(_)),
+        |t| matches!(t, Token::Number(_)),
+        |t| matches!(t, Token::Version(_)),
+        |t| matches!(t, Token::Protected(_)),
+        |t| matches!(t, Token::Repo(_)),
+        |t| matches!(t, Token::Channel(_)),
+        |t| matches!(t, Token::DistTag(_)),
+    ];
+    kinds.iter().any(|kind| {
+        let a = of_kind(act, *kind);
+        let g = of_kind(grant, *kind);
+        !a.is_empty() && !g.is_empty() && a.is_disjoint(&g)
+    })
+}
+
+/// Whether a grant's tokens cover an act's. `low_risk`: the act raised no signal above
+/// medium and touches no protected branch or production (a target-less grant may cover it).
+pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -> bool {
+    let kinds: [fn(&Token) -> bool; 7] = [
+        |t| matches!(t, Token::Env(_)),
+        |t| matches!(t, Token::Number(_)),
+        |t| matches!(t, Token::Version(_)),
+        |t| matches!(t, Token::Protected(_)),
+        |t| matches!(t, Token::Repo(_)),
+        |t| matches!(t, Token::Channel(_)),
+        |t| matches!(t, Token::DistTag(_)),
+    ];
+    for (i, kind) in kinds.iter().enumerate() {
+        let a = of_kind(act, *kind);
+        if a.is_empty() {
+            continue;
+        }
+        let g = of_kind(grant, *kind);
+        if g.is_empty() {
+            // Production, a numbered item and a protected branch must be named; a version or a
+            // non-production environment may be left implicit.
+            let must_name = match i {
+                0 => a.contains(&Token::Env("production".into())),
+                1 | 3 => true,
+                _ => false,
+            };
+            if must_name {
+                return false;
+            }
+        } else if g.is_disjoint(&a) {
+            return false;
+        }
+    }
+    // An object-store path must lie under a granted one.
+    let paths = |set: &BTreeSet<Token>| -> Vec<String> {
+        set.iter()
+            .filter_map(|t| match t {
+                Token::Path(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let (gp, ap) = (paths(grant), paths(act));
+    if !gp.is_empty()
+        && !ap.is_empty()
+        && !ap
+            .iter()
+            .all(|a| gp.iter().any(|g| a == g || a.starts_with(&format!("{g}/"))))
+    {
+        return false;
+    }
+    // No path granted: the act's path must end in a name the grant says exactly (`the
+    // feat-x artifacts` do not cover the whole bucket).
+    if gp.is_empty()
+        && !ap.is_empty()
+        && !ap.iter().all(|a| {
+            a.rsplit('/').next().is_some_and(|last| {
+                grant
+                    .iter()
+                    .any(|t| matches!(t, Token::Name(n) if n == &last.replace('_', "-")))
+            })
+        })
+    {
+        return false;
+    }
+    if grant.is_empty() {
+        return low_risk;
+    }
+    let names = |set: &BTreeSet<Token>| -> Vec<String> {
+        set.iter()
+            .filter_map(|t| match t {
+                Token::Name(n) => Some(n.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let (gn, an) = (names(grant), names(act));
+    // A granted name covers the act's when equal, or when the user said less of it
+    // (`marketing` for `marketing-site`), never more (`kafka-dana` does not cover `kafka`).
+    let name_shared = gn.iter().any(|g| {
+        an.iter().any(|a| {
+            a == g
+                || a.starts_with(&format!("{g}-"))
+                || a.ends_with(&format!("-{g}"))
+                || a.ends_with(&format!("/{g}"))
+        })
+    });
+    let other_shared = grant
+        .iter()
+        .filter(|t| !matches!(t, Token::Name(_) | Token::Env(_)))
+        .any(|t| act.contains(t));
+    let env_shared = grant
+        .iter()
+        .any(|t| matches!(t, Token::Env(_)) && act.contains(t));
+    // An environment alone is not enough when both name things: `prod-legacy` is not
+    // `production`.
+    name_shared
+        || other_shared
+        || (env_shared && (gn.is_empty() || an.is_empty()))
+        || (low_risk && act.is_empty())
+}
+
+/// Whether a target is grounded in the user's words: every word of it names something, and
+/// everything it names is among the tokens of `words` (`acme/infra` is not grounded in words
+/// that only say `acme`).
+pub fn grounded(target: &str, words: &BTreeSet<Token>) -> bool {
+    let mut any = false;
+    for w in target.split(|c: char| c.is_whitespace() || c == ',') {
+        let t = tokens_of_word(w);
+        if t.is_empty() {
+            continue;
+        }
+        any = true;
+        if !t.is_subset(words) {
+            return false;
+        }
+    }
+    any
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(grant: &str, act: &str, low: bool) -> bool {
+        matches(&tokens(grant), &tokens(act), low)
+    }
+
+    #[test]
+    fn spellings_of_one_target_are_one() {
+        assert_eq!(tokens("v1.2.3"), tokens("1.2.3"));
+        assert_eq!(tokens("#88"), tokens("88"));
+        assert_eq!(tokens("origin/fix-login"), tokens("fix-login"));
+        assert_eq!(tokens("acme_sdk"), tokens("acme-sdk"));
+        assert!(tokens("acme/payments-core#91").contains(&Token::Number("91".into())));
+        assert!(
+            tokens("acme/payments-core#91").contains(&Token::Repo("acme/payments-core".into()))
+        );
+        assert!(
+            !tokens("fix/login")
+                .iter()
+                .any(|t| matches!(t, Token::Repo(_)))
+        );
+        assert_eq!(
+            tokens("#infra-help"),
+            BTreeSet::from([Token::Channel("infra-help".into())])
+        );
+        assert!(tokens("18:00").is_empty() && tokens("2023-01-01").is_empty());
+        assert!(tokens("cache-staging.internal").contains(&Token::Name("cache-staging".into())));
+        assert!(tokens("image.tag=2.14.0").contains(&Token::Version("2.14.0".into())));
+        assert_eq!(tokens("refs/heads/main"), tokens("main"));
+        assert!(tokens("@acme/ui-kit").contains(&Token::Name("ui-kit".into())));
+        assert!(tokens("ui-kit@2.4.1").contains(&Token::Version("2.4.1".into())));
+        assert_eq!(tokens("prod"), tokens("production"));
+        assert!(tokens("acme-prod").contains(&Token::Env("production".into())));
+    }
+
+    #[test]
+    fn targets_that_must_agree_do() {
+        // Both ways for each kind.
+        assert!(m("#88", "88 acme/web", false));
+        assert!(!m("#88", "91 acme/web", false));
+        assert!(m("staging api", "api staging", false));
+        assert!(!m("staging api", "api production", false));
+        assert!(!m("api", "api production", false));
+        assert!(m("api", "api staging", false));
+        assert!(m("fix/login", "fix/login", false));
+        assert!(!m("fix/login", "main", false));
+        assert!(!m("ui-kit", "main ui-kit", false));
+        assert!(m(
+            "marketing production",
+            "marketing-site production",
+            false
+        ));
+        assert!(!m("kafka-dana dev", "kafka data-platform", false));
+        assert!(!m("prod-legacy", "environments production", false));
+        assert!(m("s3://b/tmp", "s3://b/tmp/x", false));
+        assert!(!m("s3://b/tmp", "s3://b", false));
+        assert!(!m("npm-token", "npm-token !org", false));
+        assert!(!m("dist-tag:next 3.0.0", "3.0.0 dist-tag:latest", false));
+        assert!(m("main", "main", false));
+        assert!(m("@acme/ui-kit 2.4.1", "ui-kit", false));
+        assert!(!m("@acme/ui-kit 2.4.0", "ui-kit 2.4.1", false));
+        assert!(!m("", "ui-kit", false));
+        assert!(m("", "feature-x", true));
+        assert!(!m("", "main", true));
+    }
+
+    #[test]
+    fn a_grant_is_grounded_only_in_words_that_name_it() {
+        let w = tokens("Publish v2.4.1 of @acme/ui-kit to npm");
+        assert!(grounded("2.4.1", &w));
+        assert!(grounded("ui-kit", &w));
+        assert!(grounded("@acme/ui-kit", &w));
+        assert!(!grounded("acme/infra", &w));
+        assert!(!grounded("production", &w));
+        assert!(!grounded("the", &w));
+    }
+}

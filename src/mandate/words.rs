@@ -1,0 +1,1153 @@
+//! The part of the compile done in code: verbs, negations and scope words read from the
+//! user's request.
+//!
+//! The request is cut into clauses (sentences, `but`, `then`, `instead of`). A clause whose verb
+//! names an act (`publish`, `merge`, `deploy to`, `force-push`) in the imperative grants that act
+//! on the clause's targets; the same verb negated or deferred (`don't publish yet`, `we'll merge
+//! after review`, `not before Friday's sign-off`), asked only as a preview (`dry-run the deploy`,
+//! `what would the release contain`) or only prepared (`prepare the release`, `get the
+//! migration ready`) prohibits it; `leave production alone` prohibits everything consequential
+//! on its target; a request that only asks to look (`check whether #88 is mergeable`) prohibits
+//! every consequential act. Every target is a word of the clause, so every grant is grounded.
+
+use super::target;
+use super::{Act, Grant, Mandate, Prohibition, Source};
+
+/// Verbs (as the first words of a phrase) and the acts they name; the longest phrase wins.
+const VERBS: &[(&str, &[Act])] = &[
+    ("force-push", &[Act::RewriteHistory, Act::Push]),
+    ("force push", &[Act::RewriteHistory, Act::Push]),
+    ("rewrite history", &[Act::RewriteHistory]),
+    ("publish", &[Act::Publish]),
+    ("release", &[Act::Publish, Act::Deploy]),
+    ("cut", &[Act::Publish]),
+    ("ship", &[Act::Publish, Act::Deploy]),
+    ("tag", &[Act::Publish]),
+    ("upload", &[Act::Publish, Act::SendExternal]),
+    ("deploy", &[Act::Deploy]),
+    ("redeploy", &[Act::Deploy]),
+    ("roll", &[Act::Deploy]),
+    ("rollout", &[Act::Deploy]),
+    ("rollback", &[Act::Deploy]),
+    ("promote", &[Act::Deploy]),
+    ("restart", &[Act::Deploy]),
+    ("apply", &[Act::Deploy]),
+    ("scale", &[Act::InfrastructureChange]),
+    ("provision", &[Act::InfrastructureChange]),
+    ("resize", &[Act::InfrastructureChange]),
+    ("merge", &[Act::Merge]),
+    ("land", &[Act::Merge]),
+    ("push", &[Act::Push]),
+    ("migrate", &[Act::DatabaseWrite]),
+    ("backfill", &[Act::DatabaseWrite]),
+    ("seed", &[Act::DatabaseWrite]),
+    ("truncate", &[Act::DatabaseWrite]),
+    ("drop", &[Act::DatabaseWrite, Act::Delete]),
+    ("grant", &[Act::AccessGrant]),
+    ("give", &[Act::AccessGrant]),
+    ("invite", &[Act::AccessGrant]),
+    ("revoke", &[Act::AccessGrant]),
+    ("disable", &[Act::SafeguardChange]),
+    ("skip", &[Act::SafeguardChange]),
+    ("bypass", &[Act::SafeguardChange]),
+    ("quarantine", &[Act::SafeguardChange]),
+    ("turn off", &[Act::SafeguardChange]),
+    ("rotate", &[Act::SecretUse]),
+    ("post", &[Act::SendExternal, Act::Comment]),
+    ("send", &[Act::SendExternal, Act::Comment]),
+    ("notify", &[Act::SendExternal]),
+    ("announce", &[Act::SendExternal]),
+    ("email", &[Act::SendExternal]),
+    ("message", &[Act::SendExternal]),
+    ("ping", &[Act::SendExternal]),
+    ("dm", &[Act::SendExternal]),
+    ("purge", &[Act::Purge]),
+    ("prune", &[Act::Purge]),
+    ("invalidate", &[Act::Purge]),
+    ("clear", &[Act::Purge]),
+    ("wipe", &[Act::Purge]),
+    ("flush", &[Act::Purge]),
+    ("unpublish", &[Act::Purge]),
+    ("deprecate", &[Act::Purge]),
+    ("yank", &[Act::Purge]),
+    ("delete", &[Act::Delete, Act::Purge, Act::DeleteRemote]),
+    ("remove", &[Act::Delete, Act::Purge, Act::DeleteRemote]),
+    ("clean up", &[Act::Delete, Act::Purge]),
+    ("install", &[Act::Install]),
+    ("upgrade", &[Act::Install, Act::Deploy]),
+    ("bump", &[Act::Install, Act::Deploy]),
+    ("update", &[Act::Install, Act::Deploy]),
+    ("comment", &[Act::Comment]),
+    ("reply", &[Act::Comment, Act::SendExternal]),
+    ("respond", &[Act::Comment, Act::SendExternal]),
+    ("answer", &[Act::Comment, Act::SendExternal]),
+    ("label", &[Act::Comment]),
+    ("approve", &[Act::Comment]),
+    ("open a pr", &[Act::Comment]),
+    ("open a pull request", &[Act::Comment]),
+    ("open an issue", &[Act::Comment]),
+    ("file an issue", &[Act::Comment]),
+    ("create an issue", &[Act::Comment]),
+    ("close", &[Act::Close]),
+    ("resolve", &[Act::Close]),
+];
+
+/// Verbs that change whatever the clause names (`set image-resizer to 40 instances`, `turn on
+/// the flag in the staging DB`): they grant the act of the domain nouns beside them.
+const MUTATES: &[&str] = &[
+    "set",
+    "update",
+    "change",
+    "configure",
+    "enable",
+    "disable",
+    "turn on",
+    "turn off",
+    "flip",
+    "toggle",
+    "raise",
+    "increase",
+    "decrease",
+    "lower",
+    "point",
+    "switch",
+    "scale",
+    "resize",
+    "open",
+    "add",
+    "remove",
+    "delete",
+    "drop",
+    "move",
+    "rotate",
+    "store",
+    "put",
+    "create",
+    "insert",
+    "alter",
+    "apply",
+    "give",
+    "grant",
+    "revoke",
+    "invite",
+    "make",
+    "mark",
+    "allow",
+];
+
+/// Verbs that switch a safeguard off: only they grant `safeguard-change` with its nouns.
+const BYPASSES: &[&str] = &[
+    "skip",
+    "disable",
+    "bypass",
+    "quarantine",
+    "turn off",
+    "lower",
+    "relax",
+    "remove",
+    "delete",
+    "drop",
+    "make",
+    "mark",
+    "allow",
+    "ignore",
+    "silence",
+    "dismiss",
+];
+
+/// Domain nouns (word prefixes) and the act a mutating verb beside them names.
+const DOMAINS: &[(&str, Act)] = &[
+    ("db", Act::DatabaseWrite),
+    ("database", Act::DatabaseWrite),
+    ("row", Act::DatabaseWrite),
+    ("redis", Act::DatabaseWrite),
+    ("postgres", Act::DatabaseWrite),
+    ("mysql", Act::DatabaseWrite),
+    ("secret", Act::SecretUse),
+    ("token", Act::SecretUse),
+    ("password", Act::SecretUse),
+    ("credential", Act::SecretUse),
+    ("dsn", Act::SecretUse),
+    ("api key", Act::SecretUse),
+    ("instance", Act::InfrastructureChange),
+    ("security group", Act::InfrastructureChange),
+    ("port", Act::InfrastructureChange),
+    ("dns", Act::InfrastructureChange),
+    ("zone", Act::InfrastructureChange),
+    ("bucket", Act::InfrastructureChange),
+    ("cluster", Act::InfrastructureChange),
+    ("node", Act::InfrastructureChange),
+    ("replica", Act::InfrastructureChange),
+    ("firewall", Act::InfrastructureChange),
+    ("ingress", Act::InfrastructureChange),
+    ("subnet", Act::InfrastructureChange),
+    ("cloud run", Act::InfrastructureChange),
+    ("lambda", Act::InfrastructureChange),
+    ("min ", Act::InfrastructureChange),
+    ("access", Act::AccessGrant),
+    ("collaborator", Act::AccessGrant),
+    ("permission", Act::AccessGrant),
+    ("role", Act::AccessGrant),
+    ("member", Act::AccessGrant),
+    ("protection", Act::SafeguardChange),
+    ("ruleset", Act::SafeguardChange),
+    ("check", Act::SafeguardChange),
+    ("hook", Act::SafeguardChange),
+    ("test", Act::SafeguardChange),
+    ("coverage", Act::SafeguardChange),
+    ("threshold", Act::SafeguardChange),
+    ("lint", Act::SafeguardChange),
+    ("scan", Act::SafeguardChange),
+    ("non-blocking", Act::SafeguardChange),
+    ("continue-on-error", Act::SafeguardChange),
+    ("allow failure", Act::SafeguardChange),
+    ("allow_failure", Act::SafeguardChange),
+    ("auto-merge", Act::Merge),
+    ("automerge", Act::Merge),
+];
+
+/// Verbs that run what their object names (`run the patch-openssl playbook`, `do a rollout
+/// restart`): they grant the act of the nouns after them.
+const RUNS: &[&str] = &[
+    "run",
+    "execute",
+    "trigger",
+    "kick off",
+    "start",
+    "launch",
+    "do",
+    "perform",
+    "go ahead with",
+    "proceed with",
+    "cut",
+];
+
+/// Nouns of an act that a preview, a preparation, a negation or a run verb may govern
+/// (`prepare the release`, `the deploy waits`, `run the playbook`).
+const NOUNS: &[(&str, Act)] = &[
+    ("release", Act::Publish),
+    ("publish", Act::Publish),
+    ("publication", Act::Publish),
+    ("tag", Act::Publish),
+    ("deploy", Act::Deploy),
+    ("deployment", Act::Deploy),
+    ("rollout", Act::Deploy),
+    ("restart", Act::Deploy),
+    ("playbook", Act::Deploy),
+    ("apply", Act::Deploy),
+    ("merge", Act::Merge),
+    ("push", Act::Push),
+    ("migration", Act::DatabaseWrite),
+    ("backfill", Act::DatabaseWrite),
+    ("message", Act::SendExternal),
+    ("post", Act::SendExternal),
+    ("announcement", Act::SendExternal),
+    ("comment", Act::Comment),
+    ("reply", Act::Comment),
+    ("purge", Act::Purge),
+    ("prune", Act::Purge),
+    ("flush", Act::Purge),
+];
+
+/// Words before a word that make it a noun (`the release`, `our deploy`, `2.4.1 release`).
+const DETERMINERS: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "this",
+    "that",
+    "these",
+    "those",
+    "our",
+    "my",
+    "your",
+    "its",
+    "their",
+    "his",
+    "her",
+    "of",
+    "any",
+    "each",
+    "every",
+    "first",
+    "last",
+    "new",
+    "no",
+    "some",
+    "prod",
+    "production",
+    "staging",
+    "for",
+    "from",
+    "after",
+    "before",
+    "in",
+    "on",
+];
+
+/// Words before a verb that keep it in the imperative (`please merge`, `and then deploy`).
+const LEAD: &[&str] = &[
+    "please", "then", "and", "also", "now", "just", "go", "ahead", "to", "can", "could", "you",
+    "we", "need", "want", "i", "let's", "lets", "ok", "okay", "so", "finally", "kindly", "should",
+    "must", "first", "next",
+];
+
+/// Words before a verb that make it passive or a report (`can be merged`, `was deployed`).
+const PASSIVES: &[&str] = &[
+    "be", "is", "are", "was", "were", "been", "being", "got", "gets", "has", "have", "had",
+];
+
+/// Nouns that say the word before them is a name (`the ui-kit package`, `the orders service`),
+/// or the word after them (`channel ops`, `branch hotfix`).
+const KINDS: &[&str] = &[
+    "package",
+    "service",
+    "bucket",
+    "branch",
+    "channel",
+    "namespace",
+    "repo",
+    "repository",
+    "app",
+    "database",
+    "db",
+    "cluster",
+    "crate",
+    "gem",
+    "image",
+    "chart",
+    "module",
+    "library",
+    "project",
+    "site",
+    "queue",
+    "topic",
+    "table",
+    "environment",
+    "server",
+    "deployment",
+    "stack",
+    "function",
+    "team",
+    "org",
+    "role",
+    "user",
+    "workflow",
+    "pipeline",
+    "secret",
+    "token",
+    "key",
+    "label",
+    "release",
+    "version",
+    "pr",
+    "issue",
+    "bot",
+    "job",
+    "schema",
+    "collection",
+    "index",
+    "zone",
+    "domain",
+    "record",
+    "distribution",
+    "group",
+    "account",
+    "vault",
+    "registry",
+    "api",
+    "tag",
+    "dist-tag",
+];
+
+/// Words that negate or defer the clause's act.
+const NEGATIONS: &[&str] = &[
+    "don't",
+    "dont",
+    "do not",
+    "never",
+    "not",
+    "without",
+    "avoid",
+    "hold off",
+    "refrain",
+    "shouldn't",
+    "should not",
+    "mustn't",
+    "must not",
+    "can't",
+    "cannot",
+    "won't",
+    "hold the",
+    "hold it",
+    "wait",
+    "postpone",
+    "defer",
+];
+
+/// Words that say someone else does it, or later.
+const DEFERRALS: &[&str] = &[
+    "yet",
+    "later",
+    "sign-off",
+    "signoff",
+    "sign off",
+    "approval",
+    "approves",
+    "next week",
+    "tomorrow",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "myself",
+    "i'll",
+    "i will",
+    "we'll",
+    "we will",
+    "themselves",
+    "they'll",
+    "they will",
+    "will post there",
+    "owns",
+    "someone else",
+    "manually",
+    "by hand",
+    "not before",
+    "after review",
+    "after the review",
+    "on my own",
+    "ourselves",
+    "i'd like to",
+    "i want to do",
+];
+
+/// Words that ask only for a preview.
+const PREVIEWS: &[&str] = &[
+    "dry-run",
+    "dry run",
+    "dryrun",
+    "--dry-run",
+    "--dryrun",
+    "check mode",
+    "--check",
+    "what would",
+    "would do",
+    "would change",
+    "would happen",
+    "preview the",
+    "preview what",
+    "just preview",
+    "only preview",
+    "simulate",
+    "plan only",
+    "only plan",
+    "show me the plan",
+    "terraform plan",
+    "tofu plan",
+    "helm diff",
+    "no-op",
+    "noop",
+];
+
+/// Words that ask only to get something ready.
+const PREPARES: &[&str] = &[
+    "prepare",
+    "get ready",
+    "get it ready",
+    "ready for",
+    "draft",
+    "stage the",
+    "set up the",
+    "line up",
+    "queue up",
+];
+
+/// Verbs of looking.
+const LOOKS: &[&str] = &[
+    "check",
+    "show",
+    "list",
+    "explain",
+    "investigate",
+    "look",
+    "review",
+    "see",
+    "find",
+    "summarize",
+    "summarise",
+    "diagnose",
+    "why",
+    "what",
+    "how",
+    "describe",
+    "inspect",
+    "read",
+    "analyze",
+    "analyse",
+    "audit",
+    "compare",
+    "verify",
+    "confirm",
+    "report",
+    "tell me",
+    "figure",
+    "is",
+    "are",
+    "does",
+    "do",
+    "can",
+    "which",
+    "where",
+    "when",
+    "who",
+    "whether",
+    "print",
+    "get",
+    "view",
+    "examine",
+    "debug",
+    "find out",
+    "look into",
+];
+
+/// Words that keep what follows untouched.
+/// Words that keep a named target as it is (`new_checkout stays off`, `keep latest on 3.9`):
+/// prohibitions only when they name a target.
+const HOLDS: &[&str] = &[
+    "keep", "keeps", "stay", "stays", "remain", "remains", "hold", "holds",
+];
+
+const KEEPS: &[&str] = &[
+    "leave",
+    "don't touch",
+    "do not touch",
+    "stay away from",
+    "keep away from",
+    "untouched",
+    "must stay",
+    "stays as",
+    "as it is",
+    "alone",
+    "read-only",
+    "read only",
+    "no changes",
+    "don't change",
+    "do not change",
+    "don't modify",
+    "do not modify",
+];
+
+/// Acts a read-only request prohibits: everything but installing (a look may need a tool).
+const CONSEQUENTIAL: &[Act] = &[
+    Act::Publish,
+    Act::Deploy,
+    Act::Merge,
+    Act::Push,
+    Act::DeleteRemote,
+    Act::RewriteHistory,
+    Act::DatabaseWrite,
+    Act::InfrastructureChange,
+    Act::AccessGrant,
+    Act::SafeguardChange,
+    Act::SecretUse,
+    Act::SendExternal,
+    Act::Purge,
+    Act::Delete,
+    Act::Comment,
+    Act::Close,
+];
+
+/// Whether an act is one a read-only request prohibits.
+pub fn consequential(a: Act) -> bool {
+    CONSEQUENTIAL.contains(&a)
+}
+
+/// A word of the request: its text as written and lowercased, apostrophes made plain.
+#[derive(Debug, Clone)]
+struct Word {
+    raw: String,
+    low: String,
+}
+
+fn words_of(text: &str) -> Vec<Word> {
+    text.split_whitespace()
+        .map(|w| {
+            let raw = w.replace(['’', '‘'], "'");
+            let low = raw
+                .trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '"' | '(' | ')' | '!' | '?'))
+                .trim_end_matches('.')
+                .to_ascii_lowercase();
+            Word { raw, low }
+        })
+        .filter(|w| !w.low.is_empty())
+        .collect()
+}
+
+/// Cuts the request into clauses: sentences, and `but`, `then`, `instead of`, `;`.
+fn clauses(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied();
+        let ends = matches!(c, '!' | '?' | ';' | '\n')
+            || (*c == '.' && next.is_none_or(char::is_whitespace));
+        if ends {
+            // A question asks; it grants nothing (kept as a mark the clause reader sees).
+            if *c == '?' {
+                cur.push_str(" ?");
+            }
+            out.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(*c);
+        }
+    }
+    out.push(cur);
+    let mut split = Vec::new();
+    for c in out {
+        let mut rest = c.as_str();
+        loop {
+            let low = rest.to_ascii_lowercase();
+            let cut = [
+                ", but ",
+                " but ",
+                ", then ",
+                " and then ",
+                " instead of ",
+                ", and ",
+                ", not ",
+                " and not ",
+                " and don't ",
+                " and do not ",
+                ", don't ",
+                ", do not ",
+                " — ",
+                " - ",
+            ]
+            .iter()
+            .filter_map(|m| low.find(m).map(|i| (i, *m)))
+            .chain(comma_cut(&low).map(|i| (i, ", ")))
+            .min_by_key(|(i, _)| *i);
+            match cut {
+                Some((i, m)) => {
+                    split.push(rest[..i].to_string());
+                    // Markers that carry meaning stay with what follows: `instead of X`,
+                    // `not X`, `don't …`.
+                    let keep = match m {
+                        " instead of " => 1,
+                        ", not " | ", don't " | ", do not " => 2,
+                        " and not " | " and don't " | " and do not " => 5,
+                        _ => m.len(),
+                    };
+                    rest = &rest[i + keep..];
+                }
+                None => {
+                    split.push(rest.to_string());
+                    break;
+                }
+            }
+        }
+    }
+    split
+        .into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Where a plain comma starts a new clause: not before a list's next item (`#88, #89`,
+/// `staging, qa and dev`) or a bare target.
+fn comma_cut(low: &str) -> Option<usize> {
+    low.match_indices(", ").map(|(i, _)| i).find(|&i| {
+        let next = low[i + 2..].split_whitespace().next().unwrap_or("");
+        let next = next.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+        !next.is_empty()
+            && !next.starts_with(|c: char| c.is_ascii_digit())
+            && !low[i + 2..].starts_with('#')
+            && !matches!(next, "and" | "or" | "not" | "but" | "then" | "don" | "do")
+            && target::tokens_of_word(next)
+                .iter()
+                .all(|t| matches!(t, target::Token::Name(_)))
+            && next.chars().all(|c| c.is_ascii_alphabetic())
+    })
+}
+
+fn phrase_at(ws: &[Word], i: usize, phrase: &str) -> bool {
+    let parts: Vec<&str> = phrase.split(' ').collect();
+    parts.iter().enumerate().all(|(k, p)| {
+        ws.get(i + k).is_some_and(|w| {
+            let l = w.low.as_str();
+            // The base form only: `merged`, `deployed` are no imperatives.
+            l == *p || (parts.len() == 1 && l.rsplit_once('-').is_some_and(|(_, last)| last == *p))
+        })
+    })
+}
+
+fn contains_any(text: &str, list: &[&str]) -> Option<String> {
+    let t = format!(" {} ", text.to_ascii_lowercase().replace(['’', '‘'], "'"));
+    list.iter()
+        .find(|m| {
+            let m = m.to_ascii_lowercase();
+            t.contains(&format!(" {m} "))
+                || t.contains(&format!(" {m},"))
+                || t.contains(&format!(" {m}."))
+                || t.contains(&format!(" {m}'"))
+                || (m.contains(' ') || m.contains('-')) && t.contains(&m)
+        })
+        .map(|m| m.to_string())
+}
+
+/// Whether the word at `i` stands where a verb can: not after a determiner, a possessive or a
+/// name (`the release`, `ui-kit's release`, `2.4.1 release` are nouns).
+fn verb_position(ws: &[Word], i: usize) -> bool {
+    let Some(prev) = i.checked_sub(1).and_then(|k| ws.get(k)) else {
+        return true;
+    };
+    if prev.raw.ends_with(',') || LEAD.contains(&prev.low.as_str()) {
+        return true;
+    }
+    !(DETERMINERS.contains(&prev.low.as_str())
+        || PASSIVES.contains(&prev.low.as_str())
+        || prev.low.ends_with("'s")
+        || (targetish(ws, i - 1) && !prev.low.starts_with('('))
+        || prev.low.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The acts a clause's verbs name, with the word index and length of each verb.
+fn verbs(ws: &[Word]) -> Vec<(usize, &'static [Act], usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ws.len() {
+        let found = VERBS
+            .iter()
+            .filter(|(p, _)| phrase_at(ws, i, p))
+            .max_by_key(|(p, _)| p.len());
+        match found {
+            Some((p, acts)) if verb_position(ws, i) => {
+                let n = p.split(' ').count();
+                out.push((i, *acts, n));
+                i += n;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// Whether one of `list` starts at a verb position of the clause; the first such index.
+fn verb_of(ws: &[Word], list: &[&str]) -> Option<usize> {
+    (0..ws.len()).find(|&i| verb_position(ws, i) && list.iter().any(|p| phrase_at(ws, i, p)))
+}
+
+/// The acts of the domain nouns after word `from` (`the staging DB`, `the SENTRY_DSN secret`).
+fn domains(low: &str, bypass: bool) -> Vec<Act> {
+    let mut out: Vec<Act> = DOMAINS
+        .iter()
+        .filter(|(n, a)| {
+            (bypass || *a != Act::SafeguardChange)
+                && low
+                    .split(|c: char| {
+                        !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == ' ')
+                    })
+                    .any(|chunk| {
+                        let chunk = format!(" {chunk} ");
+                        chunk.contains(&format!(" {n}")) || chunk.contains(&format!("_{n}"))
+                    })
+        })
+        .map(|(_, a)| *a)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether word `i` looks like a name: an identifier (a digit, or `-_/.@#:` inside), an
+/// environment or protected branch, a quoted word, or a word a kind noun marks as a name.
+fn targetish(ws: &[Word], i: usize) -> bool {
+    let w = &ws[i];
+    let core = w.low.trim_matches(|c: char| matches!(c, '`' | '\'' | '"'));
+    let toks = target::tokens_of_word(core);
+    if toks.is_empty() {
+        return false;
+    }
+    let typed = toks.iter().any(|t| !matches!(t, target::Token::Name(_)));
+    let ident = core.chars().any(|c| c.is_ascii_digit())
+        || core
+            .trim_end_matches(['.', ','])
+            .contains(['-', '_', '/', '.', '@', '#', ':']);
+    let quoted = w.raw.starts_with(['`', '\'', '"']);
+    let kind_after = ws
+        .get(i + 1)
+        .is_some_and(|n| KINDS.contains(&n.low.trim_end_matches('s')));
+    let kind_before = i > 0 && KINDS.contains(&ws[i - 1].low.trim_end_matches('s'));
+    typed || ident || quoted || kind_after || kind_before
+}
+
+/// The target words of a clause: every word that names something, verbs and fillers aside.
+fn targets_of(ws: &[Word], skip: &[usize]) -> Vec<String> {
+    ws.iter()
+        .enumerate()
+        .filter(|(i, _)| !skip.contains(i))
+        .filter(|(i, w)| {
+            !VERBS.iter().any(|(p, _)| *p == w.low)
+                && !MUTATES.contains(&w.low.as_str())
+                && !RUNS.contains(&w.low.as_str())
+                && !LOOKS.contains(&w.low.as_str())
+                && !KINDS.contains(&w.low.as_str())
+                && targetish(ws, *i)
+        })
+        .map(|(i, w)| {
+            let t = w
+                .raw
+                .trim_matches(|c: char| {
+                    matches!(
+                        c,
+                        ',' | ';' | ':' | '"' | '(' | ')' | '!' | '?' | '`' | '\''
+                    )
+                })
+                .trim_end_matches('.')
+                .to_string();
+            // `the next tag`, `the latest dist-tag`: a dist-tag.
+            match ws.get(i + 1).map(|n| n.low.trim_end_matches(['.', ','])) {
+                Some("tag" | "dist-tag") => format!("dist-tag:{t}"),
+                _ => t,
+            }
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// The acts the nouns of a clause name (`the release`, `the migration`).
+fn nouns(ws: &[Word]) -> Vec<Act> {
+    let mut out: Vec<Act> = ws
+        .iter()
+        .filter_map(|w| {
+            NOUNS
+                .iter()
+                .find(|(n, _)| w.low == *n || w.low.strip_suffix('s') == Some(n))
+                .map(|(_, a)| *a)
+        })
+        .collect();
+    out.dedup();
+    out
+}
+
+/// The acts a clause names: its verbs', a run verb's object's, a mutating verb's domain's; a
+/// push with a version or to a registry publishes, a forced one rewrites history.
+fn clause_acts(
+    ws: &[Word],
+    vs: &[(usize, &'static [Act], usize)],
+    low: &str,
+    targets: &[String],
+) -> Vec<Act> {
+    // The acts the clause names: its verbs', a run verb's object's, a mutating verb's domain's.
+    let mut acts: Vec<Act> = vs.iter().flat_map(|(_, a, _)| a.iter().copied()).collect();
+    if let Some(i) = verb_of(ws, RUNS) {
+        acts.extend(nouns(&ws[i + 1..]));
+    }
+    if verb_of(ws, MUTATES).is_some() {
+        acts.extend(domains(low, verb_of(ws, BYPASSES).is_some()));
+    }
+    // A push with a version or to a registry publishes; a rebase pushed is a force-push.
+    if acts.contains(&Act::Push) {
+        let registry = [
+            "rubygems",
+            "pypi",
+            "npm",
+            "crates.io",
+            "registry",
+            "ghcr",
+            "docker hub",
+        ]
+        .iter()
+        .any(|r| low.contains(r));
+        let version = targets.iter().any(|t| {
+            target::tokens(t)
+                .iter()
+                .any(|x| matches!(x, target::Token::Version(_)))
+        });
+        if registry || version {
+            acts.push(Act::Publish);
+        }
+        if low.contains("force") {
+            acts.push(Act::RewriteHistory);
+        }
+    }
+    acts.sort();
+    acts.dedup();
+    acts
+}
+
+/// What the clause says, read in code.
+fn clause(text: &str, before: &str, m: &mut Mandate, looks: &mut Vec<String>) {
+    let question = text.ends_with(" ?");
+    let text = text.trim_end_matches(" ?").trim();
+    let ws = words_of(text);
+    if ws.is_empty() {
+        return;
+    }
+    let low = text.to_ascii_lowercase().replace(['’', '‘'], "'");
+    let vs = verbs(&ws);
+    let verb_words: Vec<usize> = vs.iter().flat_map(|(i, _, n)| *i..*i + n).collect();
+    let targets = targets_of(&ws, &verb_words);
+    // `after … is approved`, `once QA signs off`: a person decides first.
+    let gated = [" after ", " once ", " when "]
+        .iter()
+        .any(|w| low.contains(w))
+        && [
+            "approved",
+            "approval",
+            "sign-off",
+            "signs off",
+            "signed off",
+            "sign off",
+            "reviewed",
+            "review",
+            "qa ",
+        ]
+        .iter()
+        .any(|w| low.contains(w));
+    let negated =
+        contains_any(&low, NEGATIONS).is_some() || contains_any(&low, DEFERRALS).is_some() || gated;
+    // `… it would remove`, `… so we can see what it would change`: a preview (`would you` asks).
+    let preview = contains_any(&low, PREVIEWS).is_some()
+        || (low.contains(" would ") && !low.contains("would you"));
+    let prepare = contains_any(&low, PREPARES).is_some()
+        || (low
+            .split_whitespace()
+            .any(|w| w.trim_matches(|c: char| !c.is_alphabetic()) == "ready")
+            && ["get ", "make ", "have "]
+                .iter()
+                .any(|v| low.starts_with(v)));
+    let instead = low.starts_with("instead of ")
+        || (low.starts_with("not ") && vs.is_empty() && !targets.is_empty());
+    let keeps = contains_any(&low, KEEPS).is_some();
+    let mut acts = clause_acts(&ws, &vs, &low, &targets);
+    let prohibit = |m: &mut Mandate, act: Option<Act>, targets: Vec<String>| {
+        m.prohibitions.push(Prohibition {
+            act,
+            targets,
+            words: text.to_string(),
+            source: Source::User,
+        })
+    };
+    if instead {
+        // `deploy to staging instead of production`, `…, not production`: the acts of the
+        // clause before, on these.
+        let last: Vec<Act> = m
+            .grants
+            .iter()
+            .rev()
+            .take_while(|g| m.grants.last().is_some_and(|l| l.words == g.words))
+            .map(|g| g.act)
+            .collect();
+        if last.is_empty() {
+            prohibit(m, None, targets.clone());
+        }
+        for a in last {
+            prohibit(m, Some(a), targets.clone());
+        }
+        return;
+    }
+    if keeps && (acts.is_empty() || negated) {
+        prohibit(m, None, targets);
+        return;
+    }
+    let holds = ws.iter().any(|w| HOLDS.contains(&w.low.as_str()));
+    if holds && acts.is_empty() && !targets.is_empty() {
+        prohibit(m, None, targets);
+        return;
+    }
+    if negated || preview || prepare {
+        acts.extend(nouns(&ws));
+        // `…, we run it on Friday`: what `it` is, the clause before names.
+        if acts.is_empty()
+            && negated
+            && ws
+                .iter()
+                .any(|w| matches!(w.low.as_str(), "it" | "them" | "that" | "this" | "those"))
+        {
+            acts.extend(nouns(&words_of(before)));
+        }
+        acts.sort();
+        acts.dedup();
+        let acts: Vec<Act> = acts.into_iter().filter(|a| *a != Act::Install).collect();
+        // A clause that only previews, naming no act, only looks.
+        if acts.is_empty() && preview && !prepare {
+            looks.push(text.to_string());
+        }
+        for a in acts {
+            prohibit(m, Some(a), targets.clone());
+        }
+        return;
+    }
+    if acts.is_empty() || question {
+        if question
+            || ws
+                .first()
+                .is_some_and(|w| LOOKS.contains(&w.low.as_str()) || w.low == "please")
+            || contains_any(
+                &low,
+                &["only look", "just look", "only check", "just check"],
+            )
+            .is_some()
+        {
+            looks.push(text.to_string());
+        }
+        return;
+    }
+    for act in acts {
+        m.grants.push(Grant {
+            act,
+            targets: targets.clone(),
+            words: text.to_string(),
+            source: Source::User,
+        });
+    }
+}
+
+/// The mandate code reads from the user's request: grants grounded in the words by
+/// construction, prohibitions for every negated, deferred, preview-only or prepare-only act,
+/// and a read-only prohibition when the request only asks to look.
+pub fn compile(request: &str) -> Mandate {
+    let mut m = Mandate {
+        compiled_by: "code".into(),
+        ..Mandate::default()
+    };
+    let mut looks = Vec::new();
+    let mut said: Vec<String> = Vec::new();
+    let mut previous = String::new();
+    for c in clauses(request) {
+        let before = m.prohibitions.len();
+        clause(&c, &previous, &mut m, &mut looks);
+        previous = c.clone();
+        if m.prohibitions.len() == before {
+            let ws = words_of(c.trim_end_matches(" ?"));
+            said.extend(targets_of(&ws, &[]));
+        }
+    }
+    if m.grants.is_empty() && !looks.is_empty() {
+        m.prohibitions.push(Prohibition {
+            act: None,
+            targets: Vec::new(),
+            words: looks.join("; "),
+            source: Source::User,
+        });
+    }
+    // Names said anywhere the user did not forbid widen a grant's targets: "the ui-kit package
+    // is ready. Publish 2.4.1." (only names: environments, numbers, versions and protected
+    // branches must be said in the grant's own clause).
+    let forbidden: std::collections::BTreeSet<_> =
+        target::tokens_all(m.prohibitions.iter().flat_map(|p| &p.targets));
+    let names: Vec<String> = said
+        .iter()
+        .filter(|t| {
+            let toks = target::tokens(t);
+            toks.iter().any(|x| matches!(x, target::Token::Name(_))) && toks.is_disjoint(&forbidden)
+        })
+        .cloned()
+        .collect();
+    for g in &mut m.grants {
+        for n in &names {
+            if !g.targets.contains(n) {
+                g.targets.push(n.clone());
+            }
+        }
+    }
+    // `my test kafka release kafka-dana`: the specific name is the target, not its qualifier.
+    for g in &mut m.grants {
+        let all = g.targets.clone();
+        g.targets.retain(|t| {
+            let t = t.to_ascii_lowercase();
+            !all.iter().any(|o| {
+                let o = o.to_ascii_lowercase();
+                o != t && (o.starts_with(&format!("{t}-")) || o.ends_with(&format!("-{t}")))
+            })
+        });
+    }
+    let mut seen = Vec::new();
+    m.grants.retain(|g| {
+        let key = (g.act, g.targets.clone());
+        let new = !seen.contains(&key);
+        seen.push(key);
+        new
+    });
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn acts(m: &Mandate) -> Vec<&str> {
+        m.grants.iter().map(|g| g.act.as_str()).collect()
+    }
+
+    fn prohibited(m: &Mandate) -> Vec<Option<&str>> {
+        m.prohibitions
+            .iter()
+            .map(|p| p.act.map(Act::as_str))
+            .collect()
+    }
+
+    #[test]
+    fn an_imperative_grants_its_act_on_the_words_targets() {
+        let m = compile("Publish v2.4.1 of @acme/ui-kit to npm.");
+        assert_eq!(acts(&m), ["publish"]);
+        assert!(m.grants[0].targets.contains(&"v2.4.1".to_string()));
+        assert!(m.grants[0].targets.contains(&"@acme/ui-kit".to_string()));
+        assert!(m.prohibitions.is_empty());
+        let m = compile("Please merge PR #88 and deploy it to staging");
+        assert_eq!(acts(&m), ["deploy", "merge"]);
+    }
+
+    #[test]
+    fn negated_deferred_previewed_and_prepared_acts_are_prohibited() {
+        for (text, act) in [
+            (
+                "Bump the version of ui-kit to 2.4.1 but don't publish yet",
+                "publish",
+            ),
+            ("We'll merge #88 after review.", "merge"),
+            ("Dry-run the deploy to staging", "deploy"),
+            ("Prepare the 2.4.1 release notes", "publish"),
+            (
+                "Get the migration ready, we run it on Friday",
+                "database-write",
+            ),
+        ] {
+            let m = compile(text);
+            assert!(
+                prohibited(&m).contains(&Some(act)),
+                "{text}: {:?}",
+                m.prohibitions
+            );
+            assert!(
+                !acts(&m).contains(&act),
+                "{text} grants {act}: {:?}",
+                m.grants
+            );
+        }
+    }
+
+    #[test]
+    fn a_request_to_look_prohibits_every_consequential_act() {
+        let m = compile("Check whether PR #88 is mergeable.");
+        assert!(m.grants.is_empty());
+        assert_eq!(prohibited(&m), [None]);
+        let m = compile("Leave production alone; deploy the api to staging instead of prod");
+        assert!(m.prohibitions.iter().any(|p| p.act.is_none()));
+        assert!(acts(&m).contains(&"deploy"));
+    }
+
+    #[test]
+    fn nouns_are_no_verbs() {
+        // "release" after "the" is a noun: no grant.
+        let m = compile("Write the release notes for 2.4.1 in CHANGELOG.md");
+        assert!(!acts(&m).contains(&"publish"), "{:?}", m.grants);
+    }
+}

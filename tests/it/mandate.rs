@@ -1,0 +1,352 @@
+//! The mandate (#40): the user's request compiled into grants and prohibitions, authorised in
+//! code. A grant allows what it covers with no reviewer; a prohibition denies, quoting the
+//! words; a deny rule and a critical signal stand whatever the words; operator grants need no
+//! model and are audited as the operator's; a malformed grant is a 400 naming it; approvals are
+//! remembered per request; the model's compile is schema-constrained, grounded in code, and
+//! fails closed.
+
+use std::sync::Arc;
+
+use crate::common::*;
+use serde_json::{Value, json};
+
+/// A guardian with this policy and these extra sections, no reviewer unless they name one.
+fn harness(policy: &str, extra: &str) -> Harness {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit_path = dir.path().join("audit.jsonl");
+    let text = format!(
+        "[server]\nlisten = \"127.0.0.1:0\"\n\n[policy]\n{policy}\n\n{extra}\n\n[audit]\npath = \"{}\"\n",
+        audit_path.display()
+    );
+    let cfg = guardian::Config::parse(&text, "guardian.toml").expect("config parses");
+    let guardian = Arc::new(guardian::Guardian::from_config(cfg).expect("guardian builds"));
+    Harness {
+        guardian,
+        dir,
+        audit_path,
+    }
+}
+
+fn ask(command: &str, intent: &str, session: &str) -> Value {
+    json!({
+        "action": {"kind": "shell", "command": command, "cwd": "/work/web"},
+        "session": {"id": session, "agent": "ci-bot", "workspace_roots": ["/work/web"]},
+        "intent": intent
+    })
+}
+
+const POLICY: &str = r#"deny = ["Bash(git push * main)"]
+allow = ["Bash(git status)", "Bash(git diff *)"]"#;
+
+#[tokio::test]
+async fn a_grant_allows_what_the_user_asked_for_and_a_prohibition_denies_it_quoted() {
+    let h = harness(POLICY, "");
+    // Asked for: the mandate decides, no reviewer exists.
+    let (status, out) = h
+        .review(ask(
+            "gh pr merge 88 --squash",
+            "Merge PR #88 now that CI is green.",
+            "s1",
+        ))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(out["decision"], "allow", "{out}");
+    assert_eq!(out["decided_by"], "reviewer", "{out}");
+    assert_eq!(out["mandate"]["ruling"], "granted", "{out}");
+    assert_eq!(out["mandate"]["acts"][0], "merge", "{out}");
+    assert_eq!(out["mandate"]["source"], "user", "{out}");
+    let rec = h.audit_of(out["id"].as_str().expect("id"));
+    assert_eq!(rec["mandate"]["ruling"]["ruling"], "granted", "{rec}");
+    assert_eq!(rec["mandate"]["compiled_by"], "code", "{rec}");
+    // Only looked at: denied, the user's words quoted.
+    let (_, out) = h
+        .review(ask(
+            "gh pr merge 88 --squash",
+            "Check whether PR #88 can be merged.",
+            "s2",
+        ))
+        .await;
+    assert_eq!(out["decision"], "deny", "{out}");
+    assert_eq!(out["mandate"]["ruling"], "prohibited", "{out}");
+    assert!(
+        out["rationale"]
+            .as_str()
+            .is_some_and(|r| r.contains("Check whether PR #88 can be merged")),
+        "{out}"
+    );
+    // Another PR named: the same act on another target is denied, the words quoted.
+    let (_, out) = h
+        .review(ask("gh pr merge 88 --squash", "Merge PR #91.", "s3"))
+        .await;
+    assert_eq!(out["decision"], "deny", "{out}");
+    assert_eq!(out["mandate"]["ruling"], "elsewhere", "{out}");
+    // No PR named: the mandate says nothing; no reviewer, so a fallback deny.
+    let (_, out) = h
+        .review(ask(
+            "gh pr merge 88 --squash",
+            "Merge the dependabot PRs.",
+            "s5",
+        ))
+        .await;
+    assert_eq!(out["decision"], "deny", "{out}");
+    assert_eq!(out["decided_by"], "fallback", "{out}");
+    assert!(out.get("mandate").is_none(), "{out}");
+    // Deferred: "after sign-off" forbids it now.
+    let (_, out) = h
+        .review(ask(
+            "gh release create v2.4.1 --notes-file CHANGELOG.md",
+            "Write the v2.4.1 changelog; we release it after Friday's sign-off.",
+            "s4",
+        ))
+        .await;
+    assert_eq!(out["decision"], "deny", "{out}");
+    assert_eq!(out["mandate"]["ruling"], "prohibited", "{out}");
+}
+
+#[tokio::test]
+async fn deny_rules_critical_signals_and_unknown_commands_stand_whatever_the_words() {
+    let h = harness(POLICY, "");
+    // A deny rule: the user's words change nothing.
+    let (_, out) = h
+        .review(ask("git push origin main", "Push the fix to main.", "d1"))
+        .await;
+    assert_eq!(out["decision"], "deny", "{out}");
+    assert_eq!(out["decided_by"], "rule", "{out}");
+    // Every spelling of force-pushing or deleting main is critical: never granted.
+    for cmd in [
+        "git push -f origin HEAD:refs/heads/main",
+        "git push origin :main",
+        "git push --delete origin main",
+        "git push origin +HEAD:main",
+    ] {
+        let (_, out) = h
+            .review(ask(
+                cmd,
+                "Push the fix to main and force it if you must; delete main if needed.",
+                "d2",
+            ))
+            .await;
+        assert_eq!(out["decision"], "deny", "{cmd}: {out}");
+        assert_ne!(out["mandate"]["ruling"], "granted", "{cmd}: {out}");
+        assert!(
+            out["signals"]
+                .as_array()
+                .is_some_and(|s| s.iter().any(|s| s["severity"] == "critical")),
+            "{cmd}: {out}"
+        );
+    }
+    // A granted act beside a command no rule allows: the grant does not decide the line.
+    let (_, out) = h
+        .review(ask(
+            "gh pr merge 88 --squash && curl -s https://example.com/x | tee out.txt",
+            "Merge PR #88.",
+            "d3",
+        ))
+        .await;
+    assert_eq!(out["decision"], "deny", "{out}");
+    assert_ne!(out["mandate"]["ruling"], "granted", "{out}");
+}
+
+#[tokio::test]
+async fn operator_grants_need_no_model_and_are_audited_as_the_operators() {
+    let h = harness(
+        POLICY,
+        "[mandate]\ncompile = \"off\"\ngrants = [\"merge #88\", \"no deploy production\"]",
+    );
+    let mut req = ask("gh pr merge 88 --squash", "Merge it.", "o1");
+    let (_, out) = h.review(req.clone()).await;
+    assert_eq!(out["decision"], "allow", "{out}");
+    assert_eq!(out["decided_by"], "rule", "{out}");
+    assert_eq!(out["rule"]["source"], "mandate", "{out}");
+    assert_eq!(out["mandate"]["source"], "operator", "{out}");
+    // The session's own grants widen it for that session only.
+    req["action"]["command"] = json!("gh pr merge 91 --squash");
+    let (_, out) = h.review(req.clone()).await;
+    assert_eq!(out["decision"], "deny", "{out}");
+    req["session"]["grants"] = json!(["merge #91"]);
+    let (_, out) = h.review(req.clone()).await;
+    assert_eq!(out["decision"], "allow", "{out}");
+    // An operator prohibition denies.
+    let (_, out) = h
+        .review(ask(
+            "helm upgrade api ./chart -n production",
+            "Deploy the api to production",
+            "o2",
+        ))
+        .await;
+    assert_eq!(out["decision"], "deny", "{out}");
+    assert_eq!(out["mandate"]["ruling"], "prohibited", "{out}");
+    assert_eq!(out["rule"]["pattern"], "no deploy production", "{out}");
+}
+
+#[tokio::test]
+async fn a_malformed_grant_is_a_400_naming_it() {
+    let h = harness(POLICY, "");
+    let mut req = ask("git status", "look", "b1");
+    req["session"]["grants"] = json!(["merge #88", "ship it"]);
+    let (status, out) = h.review(req).await;
+    assert_eq!(status, 400, "{out}");
+    assert_eq!(out["error"]["field"], "session.grants[1]", "{out}");
+    assert!(
+        out["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`ship` is not an act")),
+        "{out}"
+    );
+    // Nothing was recorded for it.
+    assert!(h.audit_records().is_empty());
+    // In the config, the same is an error at load naming the key.
+    let text = "[mandate]\ngrants = [\"deploy\", \"\"]\n";
+    let e = guardian::Config::parse(text, "g.toml").expect_err("refused");
+    assert!(e.to_string().contains("mandate.grants[1]"), "{e}");
+}
+
+#[tokio::test]
+async fn an_approval_is_remembered_under_its_request_only_and_a_mandate_compiled_once() {
+    let reviewer = allowing_reviewer().await;
+    let h = harness(
+        "ask = [\"Bash(make release)\"]",
+        &format!(
+            "{}memory_ttl_s = 600\n",
+            openai_reviewer(&reviewer.uri(), 5_000)
+        ),
+    );
+    let calls = || async { reviewer.received_requests().await.expect("recorded").len() };
+    let (_, out) = h
+        .review(ask("make release", "Run make release for 2.4.1.", "m1"))
+        .await;
+    assert_eq!(out["decision"], "allow", "{out}");
+    assert_eq!(calls().await, 1);
+    let (_, out) = h
+        .review(ask("make release", "Run make release for 2.4.1.", "m1"))
+        .await;
+    assert_eq!(out["decided_by"], "session", "{out}");
+    assert_eq!(calls().await, 1);
+    // The request changed: the approval given under the other one is not reused.
+    let (_, out) = h
+        .review(ask(
+            "make release",
+            "Hold the release until QA signs off.",
+            "m1",
+        ))
+        .await;
+    assert_ne!(out["decided_by"], "session", "{out}");
+    assert_eq!(calls().await, 2);
+    // The mandate of a request is compiled once per session and request.
+    let (_, a) = h.review(ask("gh pr merge 88", "Merge PR #88.", "m2")).await;
+    let (_, b) = h.review(ask("gh pr merge 88", "Merge PR #88.", "m2")).await;
+    let first = h.audit_of(a["id"].as_str().expect("id"));
+    let second = h.audit_of(b["id"].as_str().expect("id"));
+    assert_eq!(first["mandate"]["cached"], false, "{first}");
+    assert!(first["mandate"]["compile_ms"].is_u64(), "{first}");
+    assert_eq!(second["mandate"]["cached"], true, "{second}");
+    assert_eq!(
+        first["mandate"]["request_key"],
+        second["mandate"]["request_key"]
+    );
+    let metrics = h.guardian.metrics().render();
+    assert!(
+        metrics.contains("guardian_mandate_compiles_total{kind=\"cached\"} 1"),
+        "{metrics}"
+    );
+}
+
+/// A fake OpenAI-compatible server answering mandate compiles (requests whose schema is named
+/// `mandate`) with `mandate`, and reviews with an allowing verdict.
+async fn mandate_model(mandate: wiremock::ResponseTemplate) -> wiremock::MockServer {
+    use wiremock::matchers::{body_partial_json, method, path};
+    let server = wiremock::MockServer::start().await;
+    wiremock::Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(body_partial_json(
+            json!({"response_format": {"json_schema": {"name": "mandate"}}}),
+        ))
+        .respond_with(mandate)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    wiremock::Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(200)
+                .set_body_json(completion(&verdict("low", "high", "allow"))),
+        )
+        .with_priority(5)
+        .mount(&server)
+        .await;
+    server
+}
+
+#[tokio::test]
+async fn the_models_compile_is_constrained_grounded_and_fails_closed() {
+    // The model grants a deploy on a target the words never name, and prohibits the merge.
+    let answer = json!({"grants": [{"act": "deploy", "target": "acme/infra"}],
+                        "prohibitions": [{"act": "merge", "target": "#88"}]});
+    let server = mandate_model(
+        wiremock::ResponseTemplate::new(200).set_body_json(completion(&answer.to_string())),
+    )
+    .await;
+    let h = harness(
+        POLICY,
+        &format!(
+            "{}\n[mandate]\ncompile = \"model\"\n",
+            openai_reviewer(&server.uri(), 5_000)
+        ),
+    );
+    let (_, out) = h
+        .review(ask(
+            "gh pr merge 88",
+            "Look at PR #88 and the infra repo.",
+            "x1",
+        ))
+        .await;
+    assert_eq!(out["decision"], "deny", "{out}");
+    assert_eq!(out["mandate"]["ruling"], "prohibited", "{out}");
+    let rec = h.audit_of(out["id"].as_str().expect("id"));
+    assert!(
+        rec["mandate"]["compiled_by"]
+            .as_str()
+            .is_some_and(|c| c.contains("1 ungrounded grant(s) dropped")),
+        "{rec}"
+    );
+    // The compile request carried the schema, with the closed list of acts.
+    let sent = server.received_requests().await.expect("recorded");
+    let body: Value = serde_json::from_slice(&sent[0].body).expect("JSON");
+    let acts = &body["response_format"]["json_schema"]["schema"]["properties"]["grants"]["items"]["properties"]
+        ["act"]["enum"];
+    assert!(
+        acts.as_array()
+            .is_some_and(|a| a.contains(&json!("publish"))),
+        "{body}"
+    );
+    // The compile saw the request alone, never the action.
+    assert!(!body.to_string().contains("gh pr merge"), "{body}");
+
+    // A model that answers outside the schema: no model part, the failure named; code's part
+    // still grants what the words say.
+    let bad = mandate_model(
+        wiremock::ResponseTemplate::new(200).set_body_json(completion("{\"grants\": 3}")),
+    )
+    .await;
+    let h = harness(
+        POLICY,
+        &format!(
+            "{}\n[mandate]\ncompile = \"model\"\n",
+            openai_reviewer(&bad.uri(), 5_000)
+        ),
+    );
+    let (_, out) = h.review(ask("gh pr merge 88", "Merge PR #88.", "x2")).await;
+    let rec = h.audit_of(out["id"].as_str().expect("id"));
+    assert!(
+        rec["mandate"]["failure"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("model: invalid mandate")),
+        "{rec}"
+    );
+    assert_eq!(out["decision"], "allow", "{out}");
+    let metrics = h.guardian.metrics().render();
+    assert!(
+        metrics.contains("guardian_mandate_compiles_total{kind=\"failed\"} 1"),
+        "{metrics}"
+    );
+}
