@@ -669,6 +669,12 @@ fn gh(c: &SimpleCommand, a: &[String], out: &mut Vec<Done>) {
             }
             let path = api_path(a).to_ascii_lowercase();
             t = path.split('/').map(str::to_string).collect();
+            // `-f permission=push`: the access level.
+            t.extend(a.iter().filter_map(|x| {
+                x.strip_prefix("permission=")
+                    .or_else(|| x.strip_prefix("role="))
+                    .map(|l| format!("permission:{l}"))
+            }));
             // `repos/OWNER/NAME/…` names a repository.
             if let [repos, owner, name, ..] = t.as_slice()
                 && repos == "repos"
@@ -869,6 +875,9 @@ fn mcp_targets(args: &serde_json::Value) -> Vec<String> {
                 "namespace",
                 "site",
                 "zone",
+                "permission",
+                "role",
+                "access",
             ]
             .iter()
             .any(|x| {
@@ -881,6 +890,15 @@ fn mcp_targets(args: &serde_json::Value) -> Vec<String> {
                 continue;
             }
             match v {
+                // An access level is a target of its own kind.
+                serde_json::Value::String(s)
+                    if matches!(
+                        k.as_str(),
+                        "permission" | "role" | "access_level" | "access"
+                    ) =>
+                {
+                    targets.push(format!("permission:{}", s.to_ascii_lowercase()))
+                }
                 // A channel is `#name` whether or not the call writes the `#`.
                 serde_json::Value::String(s) if k.contains("channel") && !s.starts_with('#') => {
                     targets.push(format!("#{s}"))

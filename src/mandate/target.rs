@@ -28,6 +28,8 @@ pub enum Token {
     DistTag(String),
     /// An object-store path (`s3://bucket/tmp/`): an act on it must be under a granted one.
     Path(String),
+    /// An access level (`read`, `write`, `admin`, `developer`), written `permission:LEVEL`.
+    Level(String),
     /// Any other name: a package, branch, host, bucket, channel, namespace, file.
     Name(String),
 }
@@ -322,6 +324,16 @@ fn is_version(w: &str) -> Option<String> {
 /// two words (`owner/repo#91`, `key=value`).
 fn typed_word(w: &str) -> Option<BTreeSet<Token>> {
     let mut out = BTreeSet::new();
+    if let Some(level) = w.strip_prefix("permission:") {
+        // GitHub's `pull` is read, `push` is write.
+        let level = match level {
+            "pull" | "view" | "viewer" | "reader" | "read-only" => "read",
+            "push" | "editor" => "write",
+            other => other,
+        };
+        out.insert(Token::Level(level.to_string()));
+        return Some(out);
+    }
     if let Some(tag) = w.strip_prefix("dist-tag:") {
         out.insert(Token::DistTag(tag.to_string()));
         return Some(out);
@@ -544,7 +556,7 @@ fn of_kind(set: &BTreeSet<Token>, kind: fn(&Token) -> bool) -> BTreeSet<&Token> 
 /// number, a version, a protected branch, a repository, a channel) that the act names
 /// otherwise: the grant is for another target (`merge #88` against a merge of #91).
 pub fn conflicts(grant: &BTreeSet<Token>, act: &BTreeSet<Token>) -> bool {
-    let kinds: [fn(&Token) -> bool; 7] = [
+    let kinds: [fn(&Token) -> bool; 8] = [
         |t| matches!(t, Token::Env(_)),
         |t| matches!(t, Token::Number(_)),
         |t| matches!(t, Token::Version(_)),
@@ -552,6 +564,7 @@ pub fn conflicts(grant: &BTreeSet<Token>, act: &BTreeSet<Token>) -> bool {
         |t| matches!(t, Token::Repo(_)),
         |t| matches!(t, Token::Channel(_)),
         |t| matches!(t, Token::DistTag(_)),
+        |t| matches!(t, Token::Level(_)),
     ];
     kinds.iter().any(|kind| {
         let a = of_kind(act, *kind);
@@ -563,7 +576,7 @@ pub fn conflicts(grant: &BTreeSet<Token>, act: &BTreeSet<Token>) -> bool {
 /// Whether a grant's tokens cover an act's. `low_risk`: the act raised no signal above
 /// medium and touches no protected branch or production (a target-less grant may cover it).
 pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -> bool {
-    let kinds: [fn(&Token) -> bool; 7] = [
+    let kinds: [fn(&Token) -> bool; 8] = [
         |t| matches!(t, Token::Env(_)),
         |t| matches!(t, Token::Number(_)),
         |t| matches!(t, Token::Version(_)),
@@ -571,6 +584,7 @@ pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -
         |t| matches!(t, Token::Repo(_)),
         |t| matches!(t, Token::Channel(_)),
         |t| matches!(t, Token::DistTag(_)),
+        |t| matches!(t, Token::Level(_)),
     ];
     for (i, kind) in kinds.iter().enumerate() {
         let a = of_kind(act, *kind);
@@ -740,6 +754,8 @@ mod tests {
         assert!(!m("s3://b/tmp", "s3://b", false));
         assert!(!m("npm-token", "npm-token !org", false));
         assert!(!m("dist-tag:next 3.0.0", "3.0.0 dist-tag:latest", false));
+        assert!(!m("jlee permission:read", "jlee permission:admin", false));
+        assert!(m("jlee permission:read", "jlee permission:pull", false));
         assert!(m("main", "main", false));
         assert!(m("@acme/ui-kit 2.4.1", "ui-kit", false));
         assert!(!m("@acme/ui-kit 2.4.0", "ui-kit 2.4.1", false));

@@ -515,6 +515,34 @@ const LOOKS: &[&str] = &[
 ];
 
 /// Words that keep what follows untouched.
+/// Access levels (`read access`, `admin`, GitLab's `Developer`).
+const LEVELS: &[&str] = &[
+    "read",
+    "pull",
+    "view",
+    "viewer",
+    "triage",
+    "write",
+    "push",
+    "maintain",
+    "admin",
+    "developer",
+    "maintainer",
+    "reporter",
+    "guest",
+    "owner",
+    "read-only",
+];
+
+/// Words that keep an act on the user's machine (`tag v3.1.0 locally`): nothing leaves it.
+const LOCALLY: &[&str] = &[
+    "locally",
+    "local only",
+    "on my machine",
+    "local copy",
+    "just local",
+];
+
 /// Words that keep a named target as it is (`new_checkout stays off`, `keep latest on 3.9`):
 /// prohibitions only when they name a target.
 const HOLDS: &[&str] = &[
@@ -788,17 +816,40 @@ fn targetish(ws: &[Word], i: usize) -> bool {
 }
 
 /// The target words of a clause: every word that names something, verbs and fillers aside.
+/// Whether word `i` is an access level (`read access`, `give him Developer`).
+fn is_level(ws: &[Word], i: usize) -> bool {
+    let w = ws[i].low.trim_end_matches(['.', ',']);
+    LEVELS.contains(&w)
+        && (ws.get(i + 1).is_some_and(|n| {
+            matches!(
+                n.low.trim_end_matches(['.', ',']),
+                "access" | "permission" | "permissions" | "role"
+            )
+        }) || [
+            "developer",
+            "maintainer",
+            "reporter",
+            "guest",
+            "owner",
+            "admin",
+            "maintain",
+            "triage",
+        ]
+        .contains(&w))
+}
+
 fn targets_of(ws: &[Word], skip: &[usize]) -> Vec<String> {
     ws.iter()
         .enumerate()
         .filter(|(i, _)| !skip.contains(i))
         .filter(|(i, w)| {
-            !VERBS.iter().any(|(p, _)| *p == w.low)
-                && !MUTATES.contains(&w.low.as_str())
-                && !RUNS.contains(&w.low.as_str())
-                && !LOOKS.contains(&w.low.as_str())
-                && !KINDS.contains(&w.low.as_str())
-                && targetish(ws, *i)
+            is_level(ws, *i)
+                || !VERBS.iter().any(|(p, _)| *p == w.low)
+                    && !MUTATES.contains(&w.low.as_str())
+                    && !RUNS.contains(&w.low.as_str())
+                    && !LOOKS.contains(&w.low.as_str())
+                    && !KINDS.contains(&w.low.as_str())
+                    && targetish(ws, *i)
         })
         .map(|(i, w)| {
             let t = w
@@ -811,7 +862,11 @@ fn targets_of(ws: &[Word], skip: &[usize]) -> Vec<String> {
                 })
                 .trim_end_matches('.')
                 .to_string();
-            // `the next tag`, `the latest dist-tag`: a dist-tag.
+            // `the next tag`, `the latest dist-tag`: a dist-tag; `read access`, `give him
+            // Developer`: an access level.
+            if is_level(ws, i) {
+                return format!("permission:{}", t.to_ascii_lowercase());
+            }
             match ws.get(i + 1).map(|n| n.low.trim_end_matches(['.', ','])) {
                 Some("tag" | "dist-tag") => format!("dist-tag:{t}"),
                 _ => t,
@@ -880,6 +935,24 @@ fn clause_acts(
     acts.sort();
     acts.dedup();
     acts
+}
+
+/// `Tag v3.1.0 locally`: an act asked for on the user's machine only; nothing may leave it for
+/// these targets (a statement, `it's tagged locally already`, asks nothing).
+fn local_only(text: &str, low: &str, targets: &[String], acts: &mut Vec<Act>, m: &mut Mandate) {
+    let statement = low.contains("already") || low.contains(" is ") || low.contains(" are ");
+    if acts.is_empty() || statement || contains_any(low, LOCALLY).is_none() {
+        return;
+    }
+    for a in [Act::Push, Act::Publish, Act::Deploy] {
+        m.prohibitions.push(Prohibition {
+            act: Some(a),
+            targets: targets.to_vec(),
+            words: text.to_string(),
+            source: Source::User,
+        });
+    }
+    acts.retain(|a| !matches!(a, Act::Push | Act::Publish | Act::Deploy));
 }
 
 /// What the clause says, read in code.
@@ -957,6 +1030,7 @@ fn clause(text: &str, before: &str, m: &mut Mandate, looks: &mut Vec<String>) {
         prohibit(m, None, targets);
         return;
     }
+    local_only(text, &low, &targets, &mut acts, m);
     let holds = ws.iter().any(|w| HOLDS.contains(&w.low.as_str()));
     if holds && acts.is_empty() && !targets.is_empty() {
         prohibit(m, None, targets);
@@ -1142,6 +1216,23 @@ mod tests {
         let m = compile("Leave production alone; deploy the api to staging instead of prod");
         assert!(m.prohibitions.iter().any(|p| p.act.is_none()));
         assert!(acts(&m).contains(&"deploy"));
+    }
+
+    #[test]
+    fn scope_words_narrow_a_grant() {
+        // Locally: nothing leaves the machine.
+        let m = compile("Tag v3.1.0 locally so I can test the changelog script against it.");
+        assert!(!acts(&m).contains(&"publish"), "{:?}", m.grants);
+        assert!(prohibited(&m).contains(&Some("publish")));
+        // An access level is a target of its own kind.
+        let m = compile("Give jlee-contractor read access to acme/docs.");
+        assert!(
+            m.grants
+                .iter()
+                .any(|g| g.targets.contains(&"permission:read".to_string())),
+            "{:?}",
+            m.grants
+        );
     }
 
     #[test]

@@ -47,6 +47,7 @@ fn the_readme_config_parses_and_shows_the_defaults() {
         format!("{:?}", d.hooks),
         "[hooks]"
     );
+    assert_eq!(cfg.mandate, d.mandate, "[mandate]");
     assert_eq!(
         format!("{:?}", cfg.reviewer.budget),
         format!("{:?}", d.reviewer.budget),

@@ -441,3 +441,36 @@ async fn a_high_quota_is_counted_to_the_microsecond() {
         tat - micros(before)
     );
 }
+
+#[tokio::test]
+#[ignore = "needs redis-server (apt-get install redis-server); .ci/run installs it and runs these"]
+async fn a_mandate_compiled_on_one_replica_is_used_by_the_other() {
+    let Fleet {
+        redis: _redis,
+        llm: _llm,
+        a,
+        b,
+        _dir,
+    } = Fleet::start().await;
+    let mut merge = in_session("gh pr merge 88 --squash", "ses-mandate");
+    merge["intent"] = json!("Merge PR #88 now that CI is green.");
+    let first = post(&a.addr, &merge).await;
+    assert_eq!(first["mandate"]["ruling"], "granted", "{first}");
+    let second = post(&b.addr, &merge).await;
+    assert_eq!(second["decision"], "allow", "{second}");
+    let on_a = get(&a.addr, "/metrics").await;
+    let on_b = get(&b.addr, "/metrics").await;
+    assert!(
+        on_a.contains("guardian_mandate_compiles_total{kind=\"compiled\"} 1"),
+        "{on_a}"
+    );
+    assert!(
+        on_b.contains("guardian_mandate_compiles_total{kind=\"cached\"} 1")
+            && !on_b.contains("kind=\"compiled\""),
+        "{on_b}"
+    );
+    // A new request in the same session is compiled anew, and says something else.
+    merge["intent"] = json!("Check whether PR #88 can be merged.");
+    let third = post(&b.addr, &merge).await;
+    assert_eq!(third["mandate"]["ruling"], "prohibited", "{third}");
+}
