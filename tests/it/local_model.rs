@@ -254,3 +254,43 @@ fn eval_runs_against_the_real_model() {
     );
     assert!(report["tokens"]["prompt_total"].as_f64().unwrap_or(0.0) > 100.0);
 }
+
+/// The mandate's model compile against the real server: the JSON schema is accepted as a
+/// `response_format` and constrains the answer (SmolLM2 may answer nonsense acts or targets,
+/// which grounding drops, but never outside the schema), within the compile's deadline.
+#[tokio::test]
+#[ignore = "needs a local model server: scripts/local-model.sh serve --small (CI runs it)"]
+async fn a_real_model_compiles_a_mandate_under_the_schema() {
+    let text = format!(
+        "[reviewer]\nbackend = \"openai\"\nbase_url = \"{}\"\nmodel = \"local\"\ntimeout_ms = 240000\n\n[mandate]\ncompile = \"model\"\ntimeout_ms = 120000\n",
+        model_url()
+    );
+    let cfg = guardian::Config::parse(&text, "local.toml").expect("config");
+    let reviewer = guardian::reviewer::from_config(&cfg.reviewer).expect("reviewer");
+    let c = guardian::mandate::compile::compile(
+        "Merge PR #88 once CI is green, then deploy the api to staging. Leave production alone.",
+        &cfg.mandate,
+        reviewer.as_ref(),
+    )
+    .await;
+    assert!(c.failure.is_none(), "{:?} {:?}", c.failure, c.mandate);
+    assert!(
+        c.mandate.compiled_by.starts_with("code+model"),
+        "{:?}",
+        c.mandate
+    );
+    assert!(c.usage.completion_tokens > 0, "{:?}", c.usage);
+    // Whatever the model added, the code's part stands and every grant is grounded.
+    assert!(
+        c.mandate
+            .grants
+            .iter()
+            .any(|g| g.act == guardian::mandate::Act::Merge)
+    );
+    assert!(
+        c.mandate
+            .prohibitions
+            .iter()
+            .any(|p| p.targets.iter().any(|t| t == "production"))
+    );
+}
