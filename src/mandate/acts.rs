@@ -726,7 +726,7 @@ fn first_operand(a: &[String], with_value: &[&str]) -> String {
     String::new()
 }
 
-/// The endpoint of `gh api` (its first operand, option values skipped).
+/// The endpoint of `gh api` (its first operand after `api`, option values skipped).
 fn api_path(a: &[String]) -> String {
     const WITH_VALUE: &[&str] = &[
         "-X",
@@ -747,17 +747,7 @@ fn api_path(a: &[String]) -> String {
         "--preview",
         "--cache",
     ];
-    let mut i = 1;
-    while let Some(x) = a.get(i) {
-        if WITH_VALUE.contains(&x.as_str()) {
-            i += 2;
-        } else if x.starts_with('-') {
-            i += 1;
-        } else {
-            return x.clone();
-        }
-    }
-    String::new()
+    first_operand(a.get(1..).unwrap_or(&[]), WITH_VALUE)
 }
 
 fn kubectl(c: &SimpleCommand, a: &[String], verb: &str, out: &mut Vec<Done>) {

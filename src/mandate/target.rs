@@ -573,6 +573,11 @@ pub fn conflicts(grant: &BTreeSet<Token>, act: &BTreeSet<Token>) -> bool {
     })
 }
 
+/// The texts of the tokens of one kind.
+fn strings(set: &BTreeSet<Token>, kind: impl Fn(&Token) -> Option<String>) -> Vec<String> {
+    set.iter().filter_map(kind).collect()
+}
+
 /// Whether a grant's tokens cover an act's. `low_risk`: the act raised no signal above
 /// medium and touches no protected branch or production (a target-less grant may cover it).
 pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -> bool {
@@ -608,15 +613,11 @@ pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -
         }
     }
     // An object-store path must lie under a granted one.
-    let paths = |set: &BTreeSet<Token>| -> Vec<String> {
-        set.iter()
-            .filter_map(|t| match t {
-                Token::Path(p) => Some(p.clone()),
-                _ => None,
-            })
-            .collect()
+    let path = |t: &Token| match t {
+        Token::Path(p) => Some(p.clone()),
+        _ => None,
     };
-    let (gp, ap) = (paths(grant), paths(act));
+    let (gp, ap) = (strings(grant, path), strings(act, path));
     if !gp.is_empty()
         && !ap.is_empty()
         && !ap
@@ -642,15 +643,11 @@ pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -
     if grant.is_empty() {
         return low_risk;
     }
-    let names = |set: &BTreeSet<Token>| -> Vec<String> {
-        set.iter()
-            .filter_map(|t| match t {
-                Token::Name(n) => Some(n.clone()),
-                _ => None,
-            })
-            .collect()
+    let name = |t: &Token| match t {
+        Token::Name(n) => Some(n.clone()),
+        _ => None,
     };
-    let (gn, an) = (names(grant), names(act));
+    let (gn, an) = (strings(grant, name), strings(act, name));
     // A granted name covers the act's when equal, or when the user said less of it
     // (`marketing` for `marketing-site`), never more (`kafka-dana` does not cover `kafka`).
     let name_shared = gn.iter().any(|g| {
