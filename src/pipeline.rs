@@ -893,7 +893,7 @@ impl Guardian {
         let signals = crate::signals::detect(req, &action, &ctx, &self.config.signals);
         // What it does in the mandate's terms; the mandate is fetched (compiled once per
         // request) only when the action does something it could name.
-        let (dones, understood) = self.acts_of(req, &action, &ctx);
+        let (dones, understood) = self.acts_of(req, &action, &ctx, !signals.is_empty());
         let subject = match &req.action {
             crate::request::Action::Write { path, .. }
             | crate::request::Action::Read { path, .. } => {
@@ -980,7 +980,7 @@ impl Guardian {
                     cwd,
                 );
             }
-            Effect::Allow if !req.strict && !escalated && signals_escalate.is_none() => {
+            Effect::Allow if plain_rule_allow => {
                 let pattern = eval.rule.as_ref().map_or("", |r| r.pattern.as_str());
                 return Judgment {
                     decision: Decision::Allow,
@@ -1013,14 +1013,7 @@ impl Guardian {
             self.fingerprint, stage.note.request_key
         );
         let remembered = if use_memory {
-            // A store that fails remembers nothing: the action is judged afresh.
-            self.sessions
-                .recall(session, &memory_key)
-                .await
-                .unwrap_or_else(|e| {
-                    self.store_failed(&e);
-                    None
-                })
+            self.recall(session, &memory_key).await
         } else {
             None
         };
@@ -1042,8 +1035,28 @@ impl Guardian {
         let outcome = self
             .ask_reviewer(req, ctx, eval, cwd, session, !escalated, signals)
             .await;
-        if use_memory
-            && outcome.decided_by == DecidedBy::Reviewer
+        if use_memory {
+            self.remember(session, &memory_key, review_id, &outcome)
+                .await;
+        }
+        outcome
+    }
+
+    /// A remembered approval; a store that fails remembers nothing (the action is judged
+    /// afresh).
+    async fn recall(&self, session: &str, key: &str) -> Option<crate::session::Remembered> {
+        self.sessions
+            .recall(session, key)
+            .await
+            .unwrap_or_else(|e| {
+                self.store_failed(&e);
+                None
+            })
+    }
+
+    /// Remembers the reviewer's approval (not a deny, not another stage's answer).
+    async fn remember(&self, session: &str, key: &str, review_id: &str, outcome: &Judgment) {
+        if outcome.decided_by == DecidedBy::Reviewer
             && outcome.decision == Decision::Allow
             && let (Some(risk), Some(auth)) = (outcome.risk_level, outcome.user_authorization)
         {
@@ -1053,11 +1066,10 @@ impl Guardian {
                 user_authorization: auth,
                 rationale: outcome.rationale.clone(),
             };
-            if let Err(e) = self.sessions.remember(session, &memory_key, approval).await {
+            if let Err(e) = self.sessions.remember(session, key, approval).await {
                 self.store_failed(&e);
             }
         }
-        outcome
     }
 
     /// Counts and logs a failed session store call.

@@ -45,8 +45,8 @@ pub(crate) struct Args {
     pub(crate) from_report: Option<PathBuf>,
     /// How the user's request is compiled into a mandate for this run, overriding the config's
     /// `[mandate] compile` (`off` measures guardian without it, side by side).
-    #[arg(long, value_parser = ["off", "code", "model"])]
-    pub(crate) mandate: Option<String>,
+    #[arg(long, value_parser = compile_mode)]
+    pub(crate) mandate: Option<guardian::mandate::compile::CompileMode>,
 }
 
 pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
@@ -60,29 +60,54 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         prompt_per_million: a.price_prompt,
         completion_per_million: a.price_completion,
     };
+    let cfg = eval_config(a.config.as_ref(), a.mandate).await?;
     eval(
         a.files,
-        a.config,
+        cfg,
         a.concurrency,
         a.baseline,
         a.out,
         prices,
         a.target_false_allow,
-        a.mandate.as_deref(),
     )
     .await
 }
 
-#[allow(clippy::too_many_arguments)]
+/// `--mandate`: `off`, `code` or `model`.
+fn compile_mode(s: &str) -> Result<guardian::mandate::compile::CompileMode, String> {
+    use guardian::mandate::compile::CompileMode;
+    match s {
+        "off" => Ok(CompileMode::Off),
+        "code" => Ok(CompileMode::Code),
+        "model" => Ok(CompileMode::Model),
+        other => Err(format!("`{other}` is not one of off, code, model")),
+    }
+}
+
+/// The config evaluated: the file given, else the embedded defaults with the local model if it
+/// is running; `--mandate` overrides its `[mandate] compile`.
+async fn eval_config(
+    config: Option<&PathBuf>,
+    mandate: Option<guardian::mandate::compile::CompileMode>,
+) -> anyhow::Result<guardian::Config> {
+    let mut cfg = load(config)?;
+    if config.is_none() {
+        use_local_model_if_running(&mut cfg).await;
+    }
+    if let Some(m) = mandate {
+        cfg.mandate.compile = m;
+    }
+    Ok(cfg)
+}
+
 pub(crate) async fn eval(
     files: Vec<PathBuf>,
-    config: Option<PathBuf>,
+    mut cfg: guardian::Config,
     concurrency: usize,
     baseline: Option<PathBuf>,
     out: PathBuf,
     prices: guardian::eval::Prices,
     target_false_allow: Option<f64>,
-    mandate: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
     use guardian::eval::{Report, compare, load_cases, report, run};
     let cases = match load_cases(&files) {
@@ -106,18 +131,6 @@ pub(crate) async fn eval(
             }
         },
     };
-    let mut cfg = load(config.as_ref())?;
-    if config.is_none() {
-        use_local_model_if_running(&mut cfg).await;
-    }
-    if let Some(m) = mandate {
-        use guardian::mandate::compile::CompileMode;
-        cfg.mandate.compile = match m {
-            "off" => CompileMode::Off,
-            "model" => CompileMode::Model,
-            _ => CompileMode::Code,
-        };
-    }
     // Each evaluation writes its own audit log next to its reports.
     if let Err(e) = std::fs::create_dir_all(&out) {
         anyhow::bail!("guardian eval: cannot create {}: {e}", out.display());

@@ -284,22 +284,7 @@ fn deploys(
     let rest: Vec<String> = ops.get(1..).map(<[String]>::to_vec).unwrap_or_default();
     match (prog, sub) {
         ("kubectl" | "oc", Some(_)) => {
-            const WITH_VALUE: &[&str] = &[
-                "-n",
-                "--namespace",
-                "--context",
-                "--cluster",
-                "--kubeconfig",
-                "--user",
-                "-s",
-                "--server",
-                "--as",
-                "--as-group",
-                "--token",
-                "-l",
-                "--selector",
-            ];
-            let verb = first_operand(a, WITH_VALUE);
+            let verb = first_operand(a, crate::signals::KUBE_VALUED);
             kubectl(c, a, &verb, out)
         }
         ("helm", Some("install" | "upgrade" | "rollback" | "uninstall" | "delete")) => {

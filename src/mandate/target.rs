@@ -389,42 +389,15 @@ fn package_at_version(w: &str) -> Option<BTreeSet<Token>> {
     None
 }
 
-/// The tokens of one word of a target (a word as written: `@acme/ui-kit`, `#88`, `v2.4.1`).
-pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
-    let mut out = BTreeSet::new();
-    let w = word
-        .trim_matches(|c: char| {
-            matches!(
-                c,
-                '.' | ','
-                    | ';'
-                    | ':'
-                    | '"'
-                    | '\''
-                    | '`'
-                    | '('
-                    | ')'
-                    | '!'
-                    | '?'
-                    | '$'
-                    | '{'
-                    | '}'
-                    | '<'
-                    | '>'
-                    | '['
-                    | ']'
-            )
-        })
-        .to_ascii_lowercase();
-    let w = w.strip_suffix("'s").unwrap_or(&w).to_string();
-    if w.is_empty() || is_time_or_date(&w) {
-        return out;
-    }
-    if let Some(t) = typed_word(&w) {
-        return t;
-    }
-    // Registry and ref prefixes name no target of their own.
-    let mut w = w.as_str();
+/// What a word's ends may carry that names nothing (quotes, brackets, sentence marks, `$`).
+const PUNCTUATION: &[char] = &[
+    '.', ',', ';', ':', '"', '\'', '`', '(', ')', '!', '?', '$', '{', '}', '<', '>', '[', ']',
+];
+
+/// The word without the registry and ref prefixes that name no target of their own
+/// (`npm:`, `refs/heads/`, `origin/`, …).
+fn without_prefixes(word: &str) -> &str {
+    let mut w = word;
     for p in [
         "npm:",
         "pypi:",
@@ -444,6 +417,21 @@ pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
             w = r;
         }
     }
+    w
+}
+
+/// The tokens of one word of a target (a word as written: `@acme/ui-kit`, `#88`, `v2.4.1`).
+pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
+    let mut out = BTreeSet::new();
+    let w = word.trim_matches(PUNCTUATION).to_ascii_lowercase();
+    let w = w.strip_suffix("'s").unwrap_or(&w).to_string();
+    if w.is_empty() || is_time_or_date(&w) {
+        return out;
+    }
+    if let Some(t) = typed_word(&w) {
+        return t;
+    }
+    let w = without_prefixes(&w);
     let number = w
         .strip_prefix('#')
         .or_else(|| w.strip_prefix("pr-"))
@@ -548,6 +536,19 @@ pub fn tokens_all<'a>(targets: impl IntoIterator<Item = &'a String>) -> BTreeSet
     targets.into_iter().flat_map(|t| tokens(t)).collect()
 }
 
+/// The kinds whose tokens must agree when both sides name one, in order: environment, number,
+/// version, protected branch (or organization), repository, channel, dist-tag, access level.
+const AGREEING: [fn(&Token) -> bool; 8] = [
+    |t| matches!(t, Token::Env(_)),
+    |t| matches!(t, Token::Number(_)),
+    |t| matches!(t, Token::Version(_)),
+    |t| matches!(t, Token::Protected(_)),
+    |t| matches!(t, Token::Repo(_)),
+    |t| matches!(t, Token::Channel(_)),
+    |t| matches!(t, Token::DistTag(_)),
+    |t| matches!(t, Token::Level(_)),
+];
+
 fn of_kind(set: &BTreeSet<Token>, kind: fn(&Token) -> bool) -> BTreeSet<&Token> {
     set.iter().filter(|t| kind(t)).collect()
 }
@@ -556,17 +557,7 @@ fn of_kind(set: &BTreeSet<Token>, kind: fn(&Token) -> bool) -> BTreeSet<&Token> 
 /// number, a version, a protected branch, a repository, a channel) that the act names
 /// otherwise: the grant is for another target (`merge #88` against a merge of #91).
 pub fn conflicts(grant: &BTreeSet<Token>, act: &BTreeSet<Token>) -> bool {
-    let kinds: [fn(&Token) -> bool; 8] = [
-        |t| matches!(t, Token::Env(_)),
-        |t| matches!(t, Token::Number(_)),
-        |t| matches!(t, Token::Version(_)),
-        |t| matches!(t, Token::Protected(_)),
-        |t| matches!(t, Token::Repo(_)),
-        |t| matches!(t, Token::Channel(_)),
-        |t| matches!(t, Token::DistTag(_)),
-        |t| matches!(t, Token::Level(_)),
-    ];
-    kinds.iter().any(|kind| {
+    AGREEING.iter().any(|kind| {
         let a = of_kind(act, *kind);
         let g = of_kind(grant, *kind);
         !a.is_empty() && !g.is_empty() && a.is_disjoint(&g)
@@ -581,17 +572,7 @@ fn strings(set: &BTreeSet<Token>, kind: impl Fn(&Token) -> Option<String>) -> Ve
 /// Whether a grant's tokens cover an act's. `low_risk`: the act raised no signal above
 /// medium and touches no protected branch or production (a target-less grant may cover it).
 pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -> bool {
-    let kinds: [fn(&Token) -> bool; 8] = [
-        |t| matches!(t, Token::Env(_)),
-        |t| matches!(t, Token::Number(_)),
-        |t| matches!(t, Token::Version(_)),
-        |t| matches!(t, Token::Protected(_)),
-        |t| matches!(t, Token::Repo(_)),
-        |t| matches!(t, Token::Channel(_)),
-        |t| matches!(t, Token::DistTag(_)),
-        |t| matches!(t, Token::Level(_)),
-    ];
-    for (i, kind) in kinds.iter().enumerate() {
+    for (i, kind) in AGREEING.iter().enumerate() {
         let a = of_kind(act, *kind);
         if a.is_empty() {
             continue;

@@ -918,36 +918,25 @@ fn clause_acts(
     acts
 }
 
-/// `Tag v3.1.0 locally`: an act asked for on the user's machine only; nothing may leave it for
-/// these targets (a statement, `it's tagged locally already`, asks nothing).
-fn local_only(text: &str, low: &str, targets: &[String], acts: &mut Vec<Act>, m: &mut Mandate) {
-    let statement = low.contains("already") || low.contains(" is ") || low.contains(" are ");
-    if acts.is_empty() || statement || contains_any(low, LOCALLY).is_none() {
-        return;
-    }
-    for a in [Act::Push, Act::Publish, Act::Deploy] {
-        m.prohibitions.push(Prohibition {
-            act: Some(a),
-            targets: targets.to_vec(),
-            words: text.to_string(),
-            source: Source::User,
-        });
-    }
-    acts.retain(|a| !matches!(a, Act::Push | Act::Publish | Act::Deploy));
+/// A prohibition in the user's `words`.
+fn forbid(m: &mut Mandate, act: Option<Act>, targets: Vec<String>, words: &str) {
+    m.prohibitions.push(Prohibition {
+        act,
+        targets,
+        words: words.to_string(),
+        source: Source::User,
+    });
 }
 
-/// What the clause says, read in code.
-fn clause(text: &str, before: &str, m: &mut Mandate, looks: &mut Vec<String>) {
-    let question = text.ends_with(" ?");
-    let text = text.trim_end_matches(" ?").trim();
-    let ws = words_of(text);
-    if ws.is_empty() {
-        return;
-    }
-    let low = text.to_ascii_lowercase().replace(['’', '‘'], "'");
-    let vs = verbs(&ws);
-    let verb_words: Vec<usize> = vs.iter().flat_map(|(i, _, n)| *i..*i + n).collect();
-    let targets = targets_of(&ws, &verb_words);
+/// How a clause asks: negated or deferred, as a preview only, as a preparation only.
+struct Mood {
+    negated: bool,
+    preview: bool,
+    prepare: bool,
+}
+
+/// The mood of a clause's lowercased words.
+fn mood(low: &str) -> Mood {
     // `after … is approved`, `once QA signs off`: a person decides first.
     let gated = [" after ", " once ", " when "]
         .iter()
@@ -966,29 +955,60 @@ fn clause(text: &str, before: &str, m: &mut Mandate, looks: &mut Vec<String>) {
         .iter()
         .any(|w| low.contains(w));
     let negated =
-        contains_any(&low, NEGATIONS).is_some() || contains_any(&low, DEFERRALS).is_some() || gated;
+        contains_any(low, NEGATIONS).is_some() || contains_any(low, DEFERRALS).is_some() || gated;
     // `… it would remove`, `… so we can see what it would change`: a preview (`would you` asks).
-    let preview = contains_any(&low, PREVIEWS).is_some()
+    let preview = contains_any(low, PREVIEWS).is_some()
         || (low.contains(" would ") && !low.contains("would you"));
-    let prepare = contains_any(&low, PREPARES).is_some()
+    let prepare = contains_any(low, PREPARES).is_some()
         || (low
             .split_whitespace()
             .any(|w| w.trim_matches(|c: char| !c.is_alphabetic()) == "ready")
             && ["get ", "make ", "have "]
                 .iter()
                 .any(|v| low.starts_with(v)));
+    Mood {
+        negated,
+        preview,
+        prepare,
+    }
+}
+
+/// `Tag v3.1.0 locally`: an act asked for on the user's machine only; nothing may leave it for
+/// these targets (a statement, `it's tagged locally already`, asks nothing).
+fn local_only(text: &str, low: &str, targets: &[String], acts: &mut Vec<Act>, m: &mut Mandate) {
+    let statement = low.contains("already") || low.contains(" is ") || low.contains(" are ");
+    if acts.is_empty() || statement || contains_any(low, LOCALLY).is_none() {
+        return;
+    }
+    for a in [Act::Push, Act::Publish, Act::Deploy] {
+        forbid(m, Some(a), targets.to_vec(), text);
+    }
+    acts.retain(|a| !matches!(a, Act::Push | Act::Publish | Act::Deploy));
+}
+
+/// What the clause says, read in code.
+fn clause(text: &str, before: &str, m: &mut Mandate, looks: &mut Vec<String>) {
+    let question = text.ends_with(" ?");
+    let text = text.trim_end_matches(" ?").trim();
+    let ws = words_of(text);
+    if ws.is_empty() {
+        return;
+    }
+    let low = text.to_ascii_lowercase().replace(['’', '‘'], "'");
+    let vs = verbs(&ws);
+    let verb_words: Vec<usize> = vs.iter().flat_map(|(i, _, n)| *i..*i + n).collect();
+    let targets = targets_of(&ws, &verb_words);
+    let Mood {
+        negated,
+        preview,
+        prepare,
+    } = mood(&low);
     let instead = low.starts_with("instead of ")
         || (low.starts_with("not ") && vs.is_empty() && !targets.is_empty());
     let keeps = contains_any(&low, KEEPS).is_some();
     let mut acts = clause_acts(&ws, &vs, &low, &targets);
-    let prohibit = |m: &mut Mandate, act: Option<Act>, targets: Vec<String>| {
-        m.prohibitions.push(Prohibition {
-            act,
-            targets,
-            words: text.to_string(),
-            source: Source::User,
-        })
-    };
+    let prohibit =
+        |m: &mut Mandate, act: Option<Act>, targets: Vec<String>| forbid(m, act, targets, text);
     if instead {
         // `deploy to staging instead of production`, `…, not production`: the acts of the
         // clause before, on these.

@@ -141,19 +141,29 @@ impl Guardian {
 
     /// What the action does in the mandate's terms, and whether the commands that do nothing
     /// the mandate names are each allowed by a rule (so that a grant may decide the whole line).
+    /// `signals`: whether the action raised any (with no act and no signal the mandate has
+    /// nothing to rule on). The per-command policy evaluations run only when a grant could
+    /// decide: some act or signal, and a request or operator grants to read grants from.
     pub(super) fn acts_of(
         &self,
         req: &ReviewRequest,
         action: &NormalizedAction,
         ctx: &Context,
+        signals: bool,
     ) -> (Vec<Done>, bool) {
         let dones = crate::mandate::acts::of(req, action, ctx);
-        let understood = crate::mandate::acts::understood(action, ctx, |one| {
-            self.policy
-                .evaluate(&NormalizedAction::Shell(one.clone()), ctx)
-                .effect
-                == Effect::Allow
-        });
+        let grants_possible = (self.config.mandate.compile != compile::CompileMode::Off
+            && req.intent.as_deref().is_some_and(|i| !i.trim().is_empty()))
+            || !self.config.mandate.grants.is_empty()
+            || req.session.as_ref().is_some_and(|s| !s.grants.is_empty());
+        let understood = (signals || !dones.is_empty())
+            && grants_possible
+            && crate::mandate::acts::understood(action, ctx, |one| {
+                self.policy
+                    .evaluate(&NormalizedAction::Shell(one.clone()), ctx)
+                    .effect
+                    == Effect::Allow
+            });
         (dones, understood)
     }
 

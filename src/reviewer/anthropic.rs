@@ -83,18 +83,17 @@ impl AnthropicReviewer {
         })
     }
 
-    async fn call_structured(
+    /// Posts a request that forces the tool `name`: the tool call's input and the tokens spent.
+    async fn tool_call(
         &self,
-        prompt: &Prompt,
+        request: &serde_json::Value,
         name: &str,
-        schema: &serde_json::Value,
-        max_tokens: u32,
     ) -> Result<(serde_json::Value, Usage), ReviewerError> {
         let mut req = self
             .client
             .post(&self.url)
             .header("anthropic-version", ANTHROPIC_VERSION)
-            .json(&self.structured_body(prompt, name, schema, max_tokens));
+            .json(request);
         if let Some(key) = &self.api_key {
             req = req.header("x-api-key", key);
         }
@@ -120,35 +119,28 @@ impl AnthropicReviewer {
         ))
     }
 
+    async fn call_structured(
+        &self,
+        prompt: &Prompt,
+        name: &str,
+        schema: &serde_json::Value,
+        max_tokens: u32,
+    ) -> Result<(serde_json::Value, Usage), ReviewerError> {
+        self.tool_call(
+            &self.structured_body(prompt, name, schema, max_tokens),
+            name,
+        )
+        .await
+    }
+
     async fn call(&self, prompt: &Prompt) -> Result<ReviewOutput, ReviewerError> {
-        let mut req = self
-            .client
-            .post(&self.url)
-            .header("anthropic-version", ANTHROPIC_VERSION)
-            .json(&self.request_body(prompt));
-        if let Some(key) = &self.api_key {
-            req = req.header("x-api-key", key);
-        }
-        let body = openai::send_and_read(req, &self.url, self.timeout).await?;
-        let parsed: MessagesResponse =
-            serde_json::from_slice(&body).map_err(|e| ReviewerError::InvalidJson(e.to_string()))?;
-        let input = parsed
-            .content
-            .into_iter()
-            .find(|b| b.kind == "tool_use" && b.name.as_deref() == Some("verdict"))
-            .and_then(|b| b.input)
-            .ok_or_else(|| {
-                ReviewerError::InvalidJson("no verdict tool call in the reply".into())
-            })?;
+        let (input, usage) = self
+            .tool_call(&self.request_body(prompt), "verdict")
+            .await?;
         let verdict = parse_verdict(&input.to_string())?;
-        let usage = parsed.usage.unwrap_or_default();
         Ok(ReviewOutput {
             verdict,
-            usage: Usage {
-                prompt_tokens: usage.input_tokens,
-                completion_tokens: usage.output_tokens,
-                cached_tokens: usage.cache_read_input_tokens,
-            },
+            usage,
             stages: Vec::new(),
             score: None,
             authorization: None,

@@ -260,25 +260,17 @@ impl OpenAiReviewer {
         schema: &serde_json::Value,
         max_tokens: u32,
     ) -> Result<(serde_json::Value, Usage), ReviewerError> {
-        let parsed = self
-            .post(&self.structured_body(prompt, name, schema, max_tokens))
+        let (content, usage) = self
+            .content(&self.structured_body(prompt, name, schema, max_tokens))
             .await?;
-        let usage = parsed.usage();
-        let content = parsed
-            .choices
-            .into_iter()
-            .next()
-            .and_then(|c| c.message.content)
-            .ok_or_else(|| {
-                ReviewerError::InvalidJson("no choices[0].message.content in the reply".into())
-            })?;
         let value = serde_json::from_str(&content)
             .map_err(|e| ReviewerError::InvalidJson(format!("{name}: {e}")))?;
         Ok((value, usage))
     }
 
-    async fn call(&self, prompt: &Prompt) -> Result<ReviewOutput, ReviewerError> {
-        let parsed = self.post(&self.request_body(prompt)).await?;
+    /// Posts a chat completion: the first choice's content and the tokens spent.
+    async fn content(&self, body: &serde_json::Value) -> Result<(String, Usage), ReviewerError> {
+        let parsed = self.post(body).await?;
         let usage = parsed.usage();
         let content = parsed
             .choices
@@ -288,6 +280,11 @@ impl OpenAiReviewer {
             .ok_or_else(|| {
                 ReviewerError::InvalidJson("no choices[0].message.content in the reply".into())
             })?;
+        Ok((content, usage))
+    }
+
+    async fn call(&self, prompt: &Prompt) -> Result<ReviewOutput, ReviewerError> {
+        let (content, usage) = self.content(&self.request_body(prompt)).await?;
         let verdict = parse_verdict(&content)?;
         Ok(ReviewOutput {
             verdict,

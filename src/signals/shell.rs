@@ -807,34 +807,37 @@ fn listed_by_substitution(arg: &str) -> Option<&str> {
     .then_some(inner)
 }
 
+/// kubectl's, oc's and helm's options that take the next word as their value.
+pub(crate) const KUBE_VALUED: &[&str] = &[
+    "-n",
+    "--namespace",
+    "--context",
+    "--cluster",
+    "--kubeconfig",
+    "--user",
+    "-s",
+    "--server",
+    "--as",
+    "--as-group",
+    "--token",
+    "-l",
+    "--selector",
+    "-o",
+    "--output",
+    "-c",
+    "--container",
+    "--kube-context",
+    "--field-selector",
+    "--replicas",
+    "--timeout",
+    "-p",
+    "--patch",
+    "--type",
+];
+
 /// A command's words that are not options, without the values of kubectl's and helm's options
 /// that take one (`kubectl -n staging get secret x` → `get secret x`, not `staging …`).
 fn positional_words<'a>(c: &'a SimpleCommand, name: &str) -> Vec<&'a str> {
-    const KUBE_VALUED: &[&str] = &[
-        "-n",
-        "--namespace",
-        "--context",
-        "--cluster",
-        "--kubeconfig",
-        "--user",
-        "-s",
-        "--server",
-        "--as",
-        "--as-group",
-        "-l",
-        "--selector",
-        "-o",
-        "--output",
-        "-c",
-        "--container",
-        "--kube-context",
-        "--field-selector",
-        "--replicas",
-        "--timeout",
-        "-p",
-        "--patch",
-        "--type",
-    ];
     let valued = if matches!(name, "kubectl" | "oc" | "helm") {
         KUBE_VALUED
     } else {
