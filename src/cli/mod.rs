@@ -8,6 +8,7 @@
 mod audit;
 mod check;
 mod eval;
+mod health;
 mod hook;
 mod init;
 mod install;
@@ -98,6 +99,9 @@ subcommands! {
     Hook => hook, short;
     /// Query the audit log (filters below), or check its hash chain (`audit verify`).
     Audit => audit, short;
+    /// Ask a running guardian's /healthz: exit 0 when "ok", 1 when degraded or unreachable
+    /// (the container image's HEALTHCHECK).
+    Health => health, short;
     /// Write a starting guardian.toml that extends the default policy (reviewer commented out).
     Init => init, short;
     /// Write guardian's hook snippet into an agent's settings file: merged into what is there

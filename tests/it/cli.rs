@@ -232,3 +232,41 @@ fn guardian_hook_arguments_are_checked_and_a_usage_error_blocks() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("127.0.0.1:9"), "{err}");
 }
+
+/// `guardian health` (the image's HEALTHCHECK): 0 while /healthz says "ok"; 1 when the session
+/// store is down (degraded) unless `--live`; 1 when nothing answers.
+#[test]
+fn health_exits_0_when_ok_1_when_degraded_or_unreachable() {
+    let health = |url: &str, more: &[&str]| {
+        std::process::Command::new(BIN)
+            .args(["health", "--url", url])
+            .args(more)
+            .output()
+            .expect("runs")
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ok = crate::common::Server::start(dir.path(), "");
+    let out = health(&format!("{}/healthz", ok.addr), &[]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"ok\""));
+
+    // A Redis store on a port where nothing listens: the replica serves, degraded.
+    let dir2 = tempfile::tempdir().expect("tempdir");
+    let degraded = crate::common::Server::start_with_audit(
+        dir2.path(),
+        "",
+        "[session]\nstore = \"redis\"\nredis_url = \"redis://127.0.0.1:1/0\"\ndeadline_ms = 100\n",
+    );
+    let url = format!("{}/healthz", degraded.addr);
+    let out = health(&url, &[]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("degraded"));
+    assert_eq!(health(&url, &["--live"]).status.code(), Some(0));
+
+    let mut gone = ok;
+    let addr = gone.addr.clone();
+    gone.stop();
+    let out = health(&format!("{addr}/healthz"), &["--timeout-ms", "500"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
+}

@@ -1,8 +1,11 @@
 //! The deployment files (`deploy/`) say what the fleet docs say: the replicas' config and the
 //! Kubernetes ConfigMap's are configs guardian loads, with the Redis store and the local
-//! model's shipped scoring; the compose file starts two replicas, Redis, the model
-//! server and a balancer that routes `/v1/*` across both; the image runs as a non-root user.
-//! (No Docker engine runs where the tests run: the images themselves are built by hand.)
+//! model's shipped scoring; the plumbing config for the small model loads; the compose file
+//! starts two replicas, Redis, the model server and a balancer that routes `/v1/*` across both;
+//! the image runs as a non-root user. These read the files only: the images are built and the
+//! fleet run for real by `scripts/fleet-compose.sh up --small` and `test` in `.ci/run`
+//! (`tests/e2e/fleet_compose.py`), and the Kubernetes YAML is checked against the Kubernetes
+//! schemas by `scripts/k8s-validate.sh`.
 
 fn read(path: &str) -> String {
     std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR")))
@@ -99,4 +102,30 @@ fn compose_starts_two_replicas_redis_the_model_and_a_balancer() {
     let image = read("deploy/Dockerfile");
     assert!(image.contains("USER 10001") && image.contains("FROM debian:bookworm-slim"));
     assert!(image.contains("VOLUME [\"/var/lib/guardian\"]"));
+}
+
+/// The small model's config (compose's `GUARDIAN_FLEET_CONFIG=guardian.small.toml`) loads, with
+/// Redis and a schema-constrained verdict (SmolLM2 has no probe), and compose mounts the file it
+/// names and builds the model the variable selects.
+#[test]
+fn the_small_fleet_config_loads_and_compose_selects_it() {
+    let cfg = guardian::Config::parse(
+        &read("deploy/guardian.small.toml"),
+        "deploy/guardian.small.toml",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(cfg.session.store, guardian::config::StoreKind::Redis);
+    assert_eq!(cfg.reviewer.scoring, guardian::config::Scoring::Label);
+    assert_eq!(cfg.reviewer.model, "smollm2-135m");
+    let compose = read("deploy/compose.yaml");
+    assert!(
+        compose
+            .contains("./${GUARDIAN_FLEET_CONFIG:-guardian.toml}:/etc/guardian/guardian.toml:ro")
+    );
+    assert!(compose.contains("MODEL: ${GUARDIAN_FLEET_MODEL:-qwen}"));
+    let model = read("deploy/Dockerfile.model");
+    assert!(model.contains("ARG MODEL=qwen") && model.contains("small) flag=--small"));
+    let image = read("deploy/Dockerfile");
+    assert!(image.contains("HEALTHCHECK") && image.contains("guardian\", \"health"));
+    assert!(image.contains("org.opencontainers.image.title"));
 }
