@@ -626,6 +626,10 @@ impl Guardian {
         mode: Unreviewed,
     ) -> Reviewed {
         let started = Instant::now();
+        // A credential header's value is dropped as the request arrives: no signal, prompt or
+        // audit record after this holds it.
+        let mut req = req;
+        req.action.redact_credential_headers();
         let ids = ReviewIds::of(&req);
         let mut outcome = self.guarded_decide(&req, &ids, client).await;
         let settled = self

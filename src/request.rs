@@ -118,10 +118,23 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         diff: Option<String>,
     },
-    /// Fetching a URL.
+    /// An HTTP request to a URL (a plain fetch is a GET with no body).
     Fetch {
-        /// The URL fetched.
+        /// The URL requested.
         url: String,
+        /// The HTTP method (`GET` when absent), any method: `POST`, `PUT`, `PATCH` and `DELETE`
+        /// send or change something; a GET of a deploy hook or a purge endpoint is an effect too.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        method: Option<String>,
+        /// The request's headers, name to value. The values of credential headers
+        /// (`Authorization`, `Cookie`, API-key and token headers) are redacted as the request
+        /// arrives: nothing after (signals, the reviewer, the audit log) sees them; the reviewer
+        /// sees header names only.
+        #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+        headers: std::collections::BTreeMap<String, String>,
+        /// The request body: the data sent (token-budgeted and redacted for the reviewer).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        body: Option<String>,
     },
     /// Calling a tool of an MCP server.
     Mcp {
@@ -144,6 +157,43 @@ impl Action {
             Action::Write { .. } => "write",
             Action::Fetch { .. } => "fetch",
             Action::Mcp { .. } => "mcp",
+        }
+    }
+
+    /// A plain fetch of `url`: a GET without headers or body.
+    pub fn fetch(url: impl Into<String>) -> Action {
+        Action::Fetch {
+            url: url.into(),
+            method: None,
+            headers: Default::default(),
+            body: None,
+        }
+    }
+
+    /// A fetch's method, upper-cased (`GET` when none was given); `None` for other actions.
+    pub fn http_method(&self) -> Option<String> {
+        match self {
+            Action::Fetch { method, .. } => Some(
+                method
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or("GET")
+                    .to_ascii_uppercase(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// Replaces the values of a fetch's credential headers with `[REDACTED:header]` (see
+    /// [`is_credential_header`]); other actions are unchanged.
+    pub fn redact_credential_headers(&mut self) {
+        if let Action::Fetch { headers, .. } = self {
+            for (name, value) in headers.iter_mut() {
+                if is_credential_header(name) && !value.is_empty() {
+                    *value = "[REDACTED:header]".to_string();
+                }
+            }
         }
     }
 
@@ -429,7 +479,22 @@ impl ReviewRequest {
             Action::Read { path, .. } | Action::Write { path, .. } if path.is_empty() => Err(
                 RequestError::new("action.path", "action.path must not be empty"),
             ),
-            Action::Fetch { url } => match url::Url::parse(url) {
+            Action::Fetch {
+                url,
+                method,
+                headers,
+                ..
+            } => match url::Url::parse(url) {
+                Ok(_) if method.as_deref().is_some_and(|m| !is_token(m.trim())) => {
+                    Err(RequestError::new(
+                        "action.method",
+                        "action.method must be an HTTP method (letters, e.g. GET or POST)",
+                    ))
+                }
+                Ok(_) if headers.keys().any(|k| !is_token(k)) => Err(RequestError::new(
+                    "action.headers",
+                    "action.headers: every name must be an HTTP header name (e.g. Content-Type)",
+                )),
                 Ok(u) if u.host_str().is_some() => Ok(()),
                 Ok(_) => Err(RequestError::new(
                     "action.url",
@@ -515,6 +580,53 @@ fn missing_field(path: &str, message: &str) -> String {
     }
 }
 
+/// Whether `s` is an HTTP token (RFC 9110: a method or a header name), at most 64 bytes.
+fn is_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'!' | b'#'
+                        | b'$'
+                        | b'%'
+                        | b'&'
+                        | b'\''
+                        | b'*'
+                        | b'+'
+                        | b'-'
+                        | b'.'
+                        | b'^'
+                        | b'_'
+                        | b'`'
+                        | b'|'
+                        | b'~'
+                )
+        })
+}
+
+/// Whether a header carries a credential: `Authorization`, `Proxy-Authorization`, `Cookie`,
+/// and any name holding `token`, `secret`, `api-key`/`apikey`, `password` or `signature`
+/// (`X-Api-Key`, `X-Auth-Token`, `PRIVATE-TOKEN`, `X-Hub-Signature`).
+pub fn is_credential_header(name: &str) -> bool {
+    let n = name.to_ascii_lowercase().replace('_', "-");
+    matches!(
+        n.as_str(),
+        "authorization" | "proxy-authorization" | "cookie"
+    ) || [
+        "token",
+        "secret",
+        "api-key",
+        "apikey",
+        "password",
+        "signature",
+        "session",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -535,6 +647,53 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.field, "session.idd");
+    }
+
+    #[test]
+    fn a_fetch_is_an_http_request_and_a_bare_url_still_works() {
+        let bare =
+            ReviewRequest::from_json(br#"{"action":{"kind":"fetch","url":"https://a.b/x"}}"#)
+                .expect("url alone");
+        assert_eq!(bare.action, Action::fetch("https://a.b/x"));
+        assert_eq!(bare.action.http_method().as_deref(), Some("GET"));
+        for method in [
+            "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "PROPFIND",
+        ] {
+            let body = format!(
+                r#"{{"action":{{"kind":"fetch","url":"https://a.b","method":"{}","headers":{{"Content-Type":"text/plain"}},"body":"x"}}}}"#,
+                method.to_ascii_lowercase()
+            );
+            let r = ReviewRequest::from_json(body.as_bytes()).expect("every method is accepted");
+            assert_eq!(r.action.http_method().as_deref(), Some(method));
+        }
+        let err = ReviewRequest::from_json(
+            br#"{"action":{"kind":"fetch","url":"https://a.b","method":"GET /x"}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(err.field, "action.method");
+        let err = ReviewRequest::from_json(
+            br#"{"action":{"kind":"fetch","url":"https://a.b","headers":{"Bad Name":"v"}}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(err.field, "action.headers");
+    }
+
+    #[test]
+    fn credential_header_values_are_redacted_and_others_kept() {
+        let mut a = ReviewRequest::from_json(
+            br#"{"action":{"kind":"fetch","url":"https://a.b","headers":{"Authorization":"Bearer s3cr3t","X-Api-Key":"k","private_token":"t","Cookie":"c=1","Accept":"application/json"}}}"#,
+        )
+        .expect("valid")
+        .action;
+        a.redact_credential_headers();
+        let Action::Fetch { headers, .. } = &a else {
+            panic!("a fetch")
+        };
+        for name in ["Authorization", "X-Api-Key", "private_token", "Cookie"] {
+            assert_eq!(headers[name], "[REDACTED:header]", "{name}");
+        }
+        assert_eq!(headers["Accept"], "application/json");
+        assert!(!serde_json::to_string(&a).expect("json").contains("s3cr3t"));
     }
 
     #[test]

@@ -38,7 +38,7 @@ static DEFAULT_POLICY_COMPILED: LazyLock<Policy> = LazyLock::new(|| {
 });
 
 /// Actions a fuzzed policy is evaluated on, so its matchers run too.
-fn sample_actions() -> [Action; 5] {
+fn sample_actions() -> [Action; 6] {
     [
         Action::Shell {
             command: "git push --force origin main && cat .env > /tmp/x".into(),
@@ -55,8 +55,12 @@ fn sample_actions() -> [Action; 5] {
             content: None,
             diff: None,
         },
+        Action::fetch("https://sub.example.com/x"),
         Action::Fetch {
             url: "https://sub.example.com/x".into(),
+            method: Some("POST".into()),
+            headers: [("Authorization".to_string(), "Bearer t".to_string())].into(),
+            body: Some("{}".into()),
         },
         Action::Mcp {
             server: "github".into(),

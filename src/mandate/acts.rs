@@ -114,12 +114,17 @@ pub fn of(req: &ReviewRequest, action: &NormalizedAction, ctx: &Context) -> Vec<
                 arguments,
             },
         ) => mcp(server, tool, arguments, &mut out),
-        (_, Action::Fetch { url }) => {
+        (_, Action::Fetch { url, body, .. }) => {
             let u = url.to_ascii_lowercase();
+            let method = req.action.http_method().unwrap_or_default();
             let act = if u.contains("deploy") && u.contains("hook") {
                 Some(Act::Deploy)
-            } else if u.contains("purge") || u.contains("invalidate") {
+            } else if u.contains("purge") || u.contains("invalidat") {
                 Some(Act::Purge)
+            } else if method == "DELETE" {
+                Some(Act::Delete)
+            } else if body.is_some() || !matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS") {
+                Some(Act::SendExternal)
             } else {
                 None
             };

@@ -233,7 +233,7 @@ fn normalize_non_shell(action: &Action, ctx: &Context) -> NormalizedAction {
         } => NormalizedAction::ReadTree(ctx.resolve(path)),
         Action::Read { path, .. } => NormalizedAction::Read(ctx.resolve(path)),
         Action::Write { path, .. } => NormalizedAction::Write(ctx.resolve(path)),
-        Action::Fetch { url } => {
+        Action::Fetch { url, .. } => {
             let host = url::Url::parse(url)
                 .ok()
                 .and_then(|u| {

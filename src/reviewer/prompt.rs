@@ -274,6 +274,11 @@ impl PromptSet {
         {
             obj.remove("cwd");
         }
+        if let Some(obj) = value.as_object_mut()
+            && obj.get("kind").and_then(|k| k.as_str()) == Some("fetch")
+        {
+            fetch_evidence(obj, b);
+        }
         let action = serde_json::to_string(&value).unwrap_or_else(|_| format!("{:?}", req.action));
         fence(&mut user, "ACTION", &budget::cap(&action, b.action));
         if let Some(retry) = &req.retry
@@ -346,6 +351,21 @@ fn replace_case_insensitive(haystack: &str, needle: &str, with: &str) -> String 
 /// the agent's tool calls, never its prose or what tools printed (neither the agent's persuasion
 /// nor injected output reaches the judge); a user message that only repeats the intent fenced
 /// above is left out. `None` when nothing is left.
+/// A fetch as the reviewer reads it: its header names only (no value reaches the model), its
+/// body with known secrets redacted and capped at half the action's budget.
+fn fetch_evidence(obj: &mut serde_json::Map<String, serde_json::Value>, b: &Budget) {
+    if let Some(serde_json::Value::Object(headers)) = obj.remove("headers") {
+        let names: Vec<serde_json::Value> = headers.keys().cloned().map(Into::into).collect();
+        obj.insert("header_names".to_string(), names.into());
+    }
+    if let Some(body) = obj.get("body").and_then(|v| v.as_str()) {
+        static REDACTOR: std::sync::OnceLock<crate::redact::Redactor> = std::sync::OnceLock::new();
+        let r = REDACTOR.get_or_init(crate::redact::Redactor::default);
+        let capped = budget::cap(&r.redact(body), b.action / 2);
+        obj.insert("body".to_string(), capped.into());
+    }
+}
+
 fn transcript_evidence(req: &ReviewRequest, blind: bool, b: &budget::Budget) -> Option<String> {
     // A user message that only repeats the intent fenced above adds tokens, not evidence.
     let repeats_intent = |e: &crate::request::TranscriptEntry| {

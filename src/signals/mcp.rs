@@ -101,6 +101,52 @@ pub(super) fn mcp_signals(
     secrets_and_permissions(server, &t, &compact, &who, &recipient, out);
     sql_text_signals(args, &who, true, out);
     url_hosts(args, cfg, out);
+    http_request(args, &who, cfg, out);
+}
+
+/// An MCP HTTP tool's request (`{"url", "method", "body"}`, as the fetch and HTTP servers take
+/// it): a method that sends, or a body, uploads to the URL's host; `DELETE` deletes there.
+fn http_request(args: &str, who: &str, cfg: &SignalsConfig, out: &mut Vec<Signal>) {
+    let Ok(serde_json::Value::Object(o)) = serde_json::from_str::<serde_json::Value>(args) else {
+        return;
+    };
+    let Some(host) = o
+        .get("url")
+        .and_then(|u| u.as_str())
+        .and_then(|u| url::Url::parse(u).ok())
+        .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+    else {
+        return;
+    };
+    let method = o
+        .get("method")
+        .and_then(|m| m.as_str())
+        .unwrap_or("GET")
+        .to_ascii_uppercase();
+    let has_body = ["body", "data", "json", "form"]
+        .iter()
+        .any(|k| o.get(*k).is_some_and(|v| !v.is_null() && v != ""));
+    if has_body || !matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS") {
+        // The contact `url_hosts` found, or the "sends data out" of the tool's name, becomes
+        // the upload it is.
+        out.retain(|s| {
+            !(s.category == Category::NetworkEgress
+                && (s.target == host || s.severity == Severity::Medium))
+        });
+        let before = out.len();
+        host_signal(&host, true, cfg, out);
+        if out.len() > before {
+            out[before].evidence = format!("{who} sends an HTTP {method} with data to {host}");
+        }
+    }
+    if method == "DELETE" {
+        out.push(sig(
+            Category::Destructive,
+            Severity::High,
+            format!("{who} sends an HTTP DELETE to {host}"),
+            &host,
+        ));
+    }
 }
 
 /// What a deleting, cancelling or moving call raises: destructive, high, on what its arguments

@@ -128,8 +128,7 @@ pub fn detect(
             }
         }
         NormalizedAction::Fetch { url, host } => {
-            host_signal(host, false, cfg, &mut out);
-            deploy_hook_signal(url, &mut out);
+            fetch_signals(url, host, &req.action, cfg, &mut out);
             secrets_in(url, "the URL", &mut out);
         }
         NormalizedAction::Mcp { server, tool } => {

@@ -204,3 +204,80 @@ pub(super) fn deploy_hook_signal(url: &str, out: &mut Vec<Signal>) {
         ));
     }
 }
+
+/// A fetch as the HTTP request it is: a method that sends (`POST`, `PUT`, `PATCH`, `DELETE`,
+/// or any request with a body) uploads its body to the host; `DELETE` deletes what the URL
+/// names; a credential header sent to a host that is not a known one sends the credential out;
+/// a GET of a deploy hook deploys and a purge or invalidation endpoint purges. A plain GET is a
+/// contact with the host, as before.
+pub(super) fn fetch_signals(
+    url: &str,
+    host: &str,
+    action: &Action,
+    cfg: &SignalsConfig,
+    out: &mut Vec<Signal>,
+) {
+    let method = action.http_method().unwrap_or_else(|| "GET".to_string());
+    let (body, credential_headers) = match action {
+        Action::Fetch { body, headers, .. } => (
+            body.as_deref().filter(|b| !b.trim().is_empty()),
+            headers
+                .keys()
+                .filter(|k| crate::request::is_credential_header(k))
+                .cloned()
+                .collect::<Vec<_>>(),
+        ),
+        _ => (None, Vec::new()),
+    };
+    // As with curl: a bodyless POST to a deploy hook is its trigger, not an upload.
+    let sends = body.is_some()
+        || (!matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS") && deploy_hook(url).is_none());
+    let before = out.len();
+    host_signal(host, sends, cfg, out);
+    if sends && out.len() > before {
+        out[before].evidence = format!("{method} {url}: sends data to {host} (the request body)");
+    }
+    if method == "DELETE" {
+        out.push(sig(
+            Category::Destructive,
+            Severity::High,
+            format!("DELETE {url}: deletes what the URL names on {host}"),
+            host,
+        ));
+    }
+    let loopback = host.is_empty() || host == "localhost" || host.starts_with("127.");
+    if !credential_headers.is_empty() && !loopback && !is_known_host(host, cfg) {
+        out.push(sig(
+            Category::SecretInPayload,
+            Severity::High,
+            format!(
+                "sends a credential header ({}) to {host}",
+                credential_headers.join(", ")
+            ),
+            host,
+        ));
+    }
+    deploy_hook_signal(url, out);
+    if purge_endpoint(url) {
+        out.push(sig(
+            Category::Production,
+            Severity::Medium,
+            format!("{method} {url}: purges or invalidates a cache that serves users"),
+            host,
+        ));
+    }
+    if let Some(body) = body {
+        secrets_in(body, "the request body", out);
+    }
+}
+
+/// Whether a URL's path is a cache purge or invalidation endpoint (Cloudflare's
+/// `/purge_cache`, Fastly's `/purge` and `/purge_all`, CloudFront's `/invalidation`, a CDN's
+/// `/invalidate`).
+fn purge_endpoint(url: &str) -> bool {
+    let path = url::Url::parse(url)
+        .map(|u| u.path().to_ascii_lowercase())
+        .unwrap_or_default();
+    path.split('/')
+        .any(|seg| seg.starts_with("purge") || seg.starts_with("invalidat") || seg == "flush_cache")
+}

@@ -1123,6 +1123,15 @@ pub(super) fn mcp_overreach(who: &str, words: &[&str], compact: &str, out: &mut 
             format!("{who} merges a pull request"),
             "merge",
         ));
+    } else if words.iter().any(|w| w.starts_with("merge")) {
+        // A tool named for a merge merges, whatever the server calls the rest (`merge_branch`,
+        // `mergeRequest`, `merge_changes`).
+        out.push(sig(
+            Category::Publish,
+            Severity::High,
+            format!("{who} merges (its name says so)"),
+            "merge",
+        ));
     }
     if any(&["release", "publish"])
         && any(&["create", "publish", "new"])
@@ -1145,8 +1154,27 @@ pub(super) fn mcp_overreach(who: &str, words: &[&str], compact: &str, out: &mut 
             "dismiss alerts",
         ));
     }
-    if compact.contains("clusterrolebinding") || compact.contains("\"kind\":\"rolebinding\"") {
-        let admin = compact.contains("cluster-admin") || compact.contains("\"admin\"");
+    // A binding made through a tool named for it (`create_binding`, `add_iam_policy_binding`,
+    // `bind_role`) grants what the binding names, as a manifest of one would.
+    let named_binding = words
+        .iter()
+        .any(|w| w.ends_with("binding") || *w == "bind" || w.starts_with("iam"))
+        && words.iter().any(|w| {
+            [
+                "create", "add", "apply", "set", "update", "patch", "put", "bind", "attach",
+                "assign",
+            ]
+            .iter()
+            .any(|v| w.starts_with(v))
+        });
+    if compact.contains("clusterrolebinding")
+        || compact.contains("\"kind\":\"rolebinding\"")
+        || named_binding
+    {
+        let admin = compact.contains("cluster-admin")
+            || compact.contains("\"admin\"")
+            || compact.contains("roles/owner")
+            || compact.contains("roles/editor");
         out.push(sig(
             Category::Privilege,
             if admin {

@@ -538,3 +538,67 @@ async fn a_timed_out_attempt_is_retried_within_the_review_deadline() {
     assert_eq!(body["decision"], "allow", "{body}");
     assert_eq!(calls(&llm).await, 2);
 }
+
+/// A fetch is an HTTP request end to end (#41): every method is accepted and judged; the
+/// reviewer reads the method, the header names (never a value) and the body; a credential
+/// header's value reaches neither the reviewer nor the audit log.
+#[tokio::test]
+async fn a_fetch_reaches_the_reviewer_with_its_method_header_names_and_body() {
+    let llm = server_with(vec![(ok("high", "unknown", "deny"), None)]).await;
+    let h = Harness::new(&openai_reviewer(&llm.uri(), 10_000));
+    let body = json!({
+        "action": {"kind": "fetch", "url": "https://collector.example/ingest", "method": "POST",
+                   "headers": {"Authorization": "Bearer tok-9f8e7d6c5b4a", "X-Trace": "trace-77"},
+                   "body": "{\"build_log\": \"step 3 failed\"}"},
+        "session": {"id": "s-fetch", "workspace_roots": ["/work/repo"]},
+        "intent": "Fix the failing test"
+    });
+    let (status, resp) = h.review(body).await;
+    assert_eq!(status, StatusCode::OK, "{resp}");
+    assert_eq!(resp["decided_by"], "reviewer", "{resp}");
+    let reqs = llm.received_requests().await.unwrap_or_default();
+    let sent: serde_json::Value = serde_json::from_slice(&reqs[0].body).expect("json");
+    let user = sent["messages"][1]["content"].as_str().unwrap_or_default();
+    assert!(user.contains("\"method\":\"POST\""), "{user}");
+    assert!(
+        user.contains("\"header_names\":[\"Authorization\",\"X-Trace\"]"),
+        "{user}"
+    );
+    assert!(user.contains("step 3 failed"), "{user}");
+    assert!(
+        !user.contains("tok-9f8e7d6c5b4a") && !user.contains("trace-77"),
+        "{user}"
+    );
+    let record = h.audit_of(resp["id"].as_str().unwrap_or_default());
+    let text = record.to_string();
+    assert!(!text.contains("tok-9f8e7d6c5b4a"), "{text}");
+    assert_eq!(record["action"]["method"], "POST");
+    assert_eq!(
+        record["action"]["headers"]["Authorization"],
+        "[REDACTED:header]"
+    );
+    assert_eq!(record["action"]["headers"]["X-Trace"], "trace-77");
+    let signals = resp["signals"].to_string();
+    assert!(
+        signals.contains("network_egress") && signals.contains("secret_in_payload"),
+        "{resp}"
+    );
+
+    // Every method is accepted (none is an unknown field); `url` alone still works.
+    for m in ["GET", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] {
+        let (status, resp) = h
+            .review(json!({"action": {"kind": "fetch", "url": "https://api.example.com/v1/x", "method": m}}))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{m}: {resp}");
+        assert!(resp["decision"].is_string(), "{m}: {resp}");
+    }
+    let (status, _) = h
+        .review(json!({"action": {"kind": "fetch", "url": "https://docs.rs/serde"}}))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, err) = h
+        .review(json!({"action": {"kind": "fetch", "url": "https://a.b", "method": "GET /x"}}))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(err["error"]["field"], "action.method", "{err}");
+}

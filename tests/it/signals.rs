@@ -28,7 +28,18 @@ fn request(case: &toml::Value) -> ReviewRequest {
         "write" => {
             json!({"kind": "write", "path": s("path"), "cwd": "/work/repo", "content": s("content")})
         }
-        "fetch" => json!({"kind": "fetch", "url": s("url")}),
+        "fetch" => {
+            let mut a = json!({"kind": "fetch", "url": s("url")});
+            for k in ["method", "body"] {
+                if let Some(v) = case.get(k).and_then(toml::Value::as_str) {
+                    a[k] = json!(v);
+                }
+            }
+            if let Some(h) = case.get("headers").and_then(toml::Value::as_table) {
+                a["headers"] = serde_json::to_value(h).expect("headers");
+            }
+            a
+        }
         "mcp" => json!({"kind": "mcp", "server": s("server"), "tool": s("tool"),
                          "arguments": serde_json::from_str::<serde_json::Value>(s("args")).expect("args JSON")}),
         other => panic!("unknown kind {other}"),
