@@ -57,6 +57,7 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         agent: a.agent,
         scope: a.scope,
         server: a.server,
+        hook_binary: a.command.is_none().then(guardian_hook_command).flatten(),
         command: a.command.unwrap_or_else(guardian_command),
         hook: a.hook,
         unreviewed: a.unreviewed,
@@ -67,6 +68,27 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         trust: a.trust,
     };
     install(&opts, a.dry_run)
+}
+
+/// How hooks should name the small hook binary, when `guardian-hook` sits beside this binary:
+/// `guardian-hook` when that resolves on PATH to that very file, else its absolute path.
+pub(crate) fn guardian_hook_command() -> Option<String> {
+    let small = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok())
+        .and_then(|me| me.parent().map(|d| d.join("guardian-hook")))
+        .filter(|p| p.is_file())?;
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("guardian-hook"))
+            .find(|p| p.is_file())
+            .and_then(|p| p.canonicalize().ok())
+    });
+    Some(if on_path.as_ref() == Some(&small) {
+        "guardian-hook".into()
+    } else {
+        small.display().to_string()
+    })
 }
 
 /// How hooks should name this binary: `guardian` when that resolves on PATH to this very file,

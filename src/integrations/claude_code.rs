@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::contract::{Event, HookAnswer, specific_output};
+use super::contract::{Event, HookAnswer};
 use super::install::{
     HOOK_TIMEOUT_S, HookKind, Options, Scope, SettingsError, command_note, hook_command, object_at,
     parse_json_object, pretty_json,
@@ -369,7 +369,7 @@ fn claude_code_action(
             content: s(ti, "new_source"),
             diff: None,
         }),
-        "WebFetch" => need("url").map(|url| Action::Fetch { url }),
+        "WebFetch" => need("url").map(Action::fetch),
         // Grep and Glob search a directory tree; LS lists one directory.
         "Glob" | "Grep" | "LS" => Ok(Action::Read {
             path: s(ti, "path")
@@ -602,43 +602,9 @@ impl AgentIntegration for Integration {
     }
 }
 
-/// Claude Code (hooks reference, code.claude.com/docs/en/hooks): PreToolUse takes
-/// `hookSpecificOutput.permissionDecision` allow | deny | ask with a reason, and the common
-/// fields `continue: false` + `stopReason` stop the agent; PermissionRequest takes
-/// `hookSpecificOutput.decision` `{behavior: allow | deny, message, interrupt}`; `{}` (or no
-/// output) is no decision. A PermissionRequest has no "ask": no decision shows the dialog.
-pub fn render(event: Event, answer: &HookAnswer) -> Value {
-    let specific = |fields: Value| specific_output(event, fields);
-    match (event, answer) {
-        (_, HookAnswer::NoDecision) | (Event::PermissionRequest, HookAnswer::Ask { .. }) => {
-            json!({})
-        }
-        (Event::PreToolUse, HookAnswer::Allow { message }) => specific(json!({
-            "permissionDecision": "allow", "permissionDecisionReason": message
-        })),
-        (Event::PreToolUse, HookAnswer::Ask { message }) => specific(json!({
-            "permissionDecision": "ask", "permissionDecisionReason": message
-        })),
-        (Event::PreToolUse, HookAnswer::Deny { message, interrupt }) => {
-            let mut out = specific(json!({
-                "permissionDecision": "deny", "permissionDecisionReason": message
-            }));
-            if *interrupt && let Some(map) = out.as_object_mut() {
-                map.insert("continue".into(), Value::Bool(false));
-                map.insert("stopReason".into(), json!(message));
-            }
-            out
-        }
-        (Event::PermissionRequest, HookAnswer::Allow { .. }) => {
-            specific(json!({"decision": {"behavior": "allow"}}))
-        }
-        (Event::PermissionRequest, HookAnswer::Deny { message, interrupt }) => {
-            specific(json!({"decision": {
-                "behavior": "deny", "message": message, "interrupt": interrupt
-            }}))
-        }
-    }
-}
+/// Claude Code's hook output for an answer: the shape the hook agents share, kept in
+/// [`super::contract::claude_shape`] so that the contract needs nothing from this module.
+pub use super::contract::claude_shape as render;
 
 /// Claude Code's PreToolUse hook group: the tools guardian judges, one hook that blocks when it
 /// fails (`onFailure: "block"`).
@@ -677,12 +643,11 @@ fn merge_claude_code(old: Option<&str>, o: &Options) -> Result<Merged, SettingsE
     let ours = |g: &Value| {
         g["hooks"].as_array().is_some_and(|hs| {
             hs.iter().any(|h| {
-                h["command"]
+                h["command"].as_str().is_some_and(|c| {
+                    c.contains(" hook claude-code") || c.contains("guardian-hook claude-code")
+                }) || h["url"]
                     .as_str()
-                    .is_some_and(|c| c.contains(" hook claude-code"))
-                    || h["url"]
-                        .as_str()
-                        .is_some_and(|u| u.contains("/v1/hooks/claude-code"))
+                    .is_some_and(|u| u.contains("/v1/hooks/claude-code"))
             })
         })
     };
@@ -706,7 +671,7 @@ fn merge_claude_code(old: Option<&str>, o: &Options) -> Result<Merged, SettingsE
         "`onFailure: \"block\"` needs Claude Code 2.1.295 or later; older versions let the call proceed when the hook fails"
     )];
     if o.hook == HookKind::Command {
-        notes.push(command_note(&o.command));
+        notes.push(command_note(o.hook_program()));
     }
     notes.push(format!(
         "start the server first: guardian serve (answers on {})",

@@ -250,7 +250,7 @@ fn network_action(ctx: &Value) -> Result<Action, HookError> {
     };
     let url = format!("{scheme}://{host}/");
     match url::Url::parse(&url) {
-        Ok(u) if u.host_str().is_some() => Ok(Action::Fetch { url }),
+        Ok(u) if u.host_str().is_some() => Ok(Action::fetch(url)),
         _ => Err(HookError::InvalidHost(host)),
     }
 }
@@ -549,9 +549,9 @@ fn merge_codex(old: Option<&str>, o: &Options) -> Result<Merged, SettingsError> 
                 .and_then(Item::as_array_of_tables)
                 .is_some_and(|hs| {
                     hs.iter().any(|h| {
-                        h.get("command")
-                            .and_then(Item::as_str)
-                            .is_some_and(|c| c.contains(" hook codex"))
+                        h.get("command").and_then(Item::as_str).is_some_and(|c| {
+                            c.contains(" hook codex") || c.contains("guardian-hook codex")
+                        })
                     })
                 })
         };
@@ -584,10 +584,18 @@ fn merge_codex(old: Option<&str>, o: &Options) -> Result<Merged, SettingsError> 
             }
         }
     }
+    let trust_note = if o.trust {
+        "guardian's hooks are recorded as trusted in $CODEX_HOME/config.toml: Codex, `codex exec` included, runs them"
+    } else {
+        "Codex runs a new or changed hook only after it is trusted: review it with /hooks in the Codex TUI, or install with --trust"
+    };
     let notes = vec![
-        "Codex runs a new or changed hook only after it is trusted: review it with /hooks in the Codex TUI; an automated `codex exec` needs --dangerously-bypass-hook-trust (only for hooks you vetted)".to_string(),
-        command_note(&o.command),
-        format!("start the server first: guardian serve (answers on {})", o.server),
+        trust_note.to_string(),
+        command_note(o.hook_program()),
+        format!(
+            "start the server first: guardian serve (answers on {})",
+            o.server
+        ),
     ];
     Ok((doc.to_string(), changes, notes))
 }

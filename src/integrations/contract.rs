@@ -119,7 +119,45 @@ impl HookAnswer {
 pub fn render(agent: Agent, event: Event, answer: &HookAnswer) -> Value {
     match agent.integration().hooks() {
         Some(hooks) => hooks.render(event, answer),
-        None => super::claude_code::render(event, answer),
+        None => claude_shape(event, answer),
+    }
+}
+
+/// Claude Code (hooks reference, code.claude.com/docs/en/hooks): PreToolUse takes
+/// `hookSpecificOutput.permissionDecision` allow | deny | ask with a reason, and the common
+/// fields `continue: false` + `stopReason` stop the agent; PermissionRequest takes
+/// `hookSpecificOutput.decision` `{behavior: allow | deny, message, interrupt}`; `{}` (or no
+/// output) is no decision. A PermissionRequest has no "ask": no decision shows the dialog.
+pub fn claude_shape(event: Event, answer: &HookAnswer) -> Value {
+    let specific = |fields: Value| specific_output(event, fields);
+    match (event, answer) {
+        (_, HookAnswer::NoDecision) | (Event::PermissionRequest, HookAnswer::Ask { .. }) => {
+            json!({})
+        }
+        (Event::PreToolUse, HookAnswer::Allow { message }) => specific(json!({
+            "permissionDecision": "allow", "permissionDecisionReason": message
+        })),
+        (Event::PreToolUse, HookAnswer::Ask { message }) => specific(json!({
+            "permissionDecision": "ask", "permissionDecisionReason": message
+        })),
+        (Event::PreToolUse, HookAnswer::Deny { message, interrupt }) => {
+            let mut out = specific(json!({
+                "permissionDecision": "deny", "permissionDecisionReason": message
+            }));
+            if *interrupt && let Some(map) = out.as_object_mut() {
+                map.insert("continue".into(), Value::Bool(false));
+                map.insert("stopReason".into(), json!(message));
+            }
+            out
+        }
+        (Event::PermissionRequest, HookAnswer::Allow { .. }) => {
+            specific(json!({"decision": {"behavior": "allow"}}))
+        }
+        (Event::PermissionRequest, HookAnswer::Deny { message, interrupt }) => {
+            specific(json!({"decision": {
+                "behavior": "deny", "message": message, "interrupt": interrupt
+            }}))
+        }
     }
 }
 

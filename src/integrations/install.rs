@@ -56,6 +56,10 @@ pub struct Options {
     pub server: String,
     /// How the guardian binary is named in command hooks (`guardian`, or an absolute path).
     pub command: String,
+    /// The small hook binary (`guardian-hook`, or its absolute path) when it sits beside
+    /// guardian: command hooks run it instead of `guardian hook` (2 MB against 30 MB, about half
+    /// the start-up time) whenever the server is `http://`, which is all it speaks.
+    pub hook_binary: Option<String>,
     /// Command or HTTP hook (Claude Code only).
     pub hook: HookKind,
     /// `--unreviewed` for the hook, when not the server's default.
@@ -157,8 +161,22 @@ pub fn settings_path(o: &Options) -> PathBuf {
 
 /// The command a command hook runs: `<guardian> hook <agent> --server <url>` (and
 /// `--unreviewed` when set).
+impl Options {
+    /// The program a command hook runs: the small hook binary when it is used, else guardian.
+    pub fn hook_program(&self) -> &str {
+        match &self.hook_binary {
+            Some(small) if self.server.starts_with("http://") => small,
+            _ => &self.command,
+        }
+    }
+}
+
 pub(super) fn hook_command(o: &Options, agent: &str) -> String {
-    let mut cmd = format!("{} hook {agent} --server {}", o.command, o.server);
+    let mut cmd = if o.hook_program() == o.command {
+        format!("{} hook {agent} --server {}", o.command, o.server)
+    } else {
+        format!("{} {agent} --server {}", o.hook_program(), o.server)
+    };
     if let Some(mode) = o.unreviewed {
         cmd.push_str(&format!(" --unreviewed {}", mode.as_str()));
     }
@@ -291,6 +309,7 @@ mod tests {
             scope: Scope::Project,
             server: "http://127.0.0.1:8700".into(),
             command: "guardian".into(),
+            hook_binary: None,
             hook: HookKind::Command,
             unreviewed: None,
             project_dir: PathBuf::from("/p"),
@@ -316,6 +335,29 @@ mod tests {
             settings_path(&o),
             PathBuf::from("/x/opencode/opencode.json")
         );
+    }
+
+    #[test]
+    fn command_hooks_run_the_small_binary_when_it_is_there_and_the_server_is_http() {
+        let mut o = opts(Agent::ClaudeCode);
+        assert_eq!(
+            hook_command(&o, "claude-code"),
+            "guardian hook claude-code --server http://127.0.0.1:8700"
+        );
+        o.hook_binary = Some("/opt/g/guardian-hook".into());
+        o.unreviewed = Some(Unreviewed::Deny);
+        assert_eq!(
+            hook_command(&o, "claude-code"),
+            "/opt/g/guardian-hook claude-code --server http://127.0.0.1:8700 --unreviewed deny"
+        );
+        assert_eq!(o.hook_program(), "/opt/g/guardian-hook");
+        // guardian-hook speaks http:// only.
+        o.server = "https://guardian.internal:8700".into();
+        assert_eq!(
+            hook_command(&o, "codex"),
+            "guardian hook codex --server https://guardian.internal:8700 --unreviewed deny"
+        );
+        assert_eq!(o.hook_program(), "guardian");
     }
 
     #[test]

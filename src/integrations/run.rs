@@ -42,6 +42,7 @@ impl Endpoint {
             scope: Scope::User,
             server: self.url.clone(),
             command: self.guardian.clone(),
+            hook_binary: None,
             hook: HookKind::Command,
             unreviewed: Some(Unreviewed::Deny),
             project_dir: PathBuf::new(),

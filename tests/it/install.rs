@@ -348,3 +348,43 @@ fn codex_trust_is_recorded_in_the_user_config() {
         before
     );
 }
+
+/// Without `--command`, the hook runs `guardian-hook` (the 2 MB hook binary cargo builds beside
+/// guardian) rather than `guardian hook`; installing again finds it as guardian's own hook and
+/// changes nothing, and a hook written by `guardian hook` earlier is replaced, not doubled.
+#[test]
+fn install_prefers_the_small_hook_binary_beside_guardian() {
+    let small = std::path::Path::new(env!("CARGO_BIN_EXE_guardian-hook"))
+        .canonicalize()
+        .expect("guardian-hook is built");
+    for agent in ["claude-code", "codex"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let run = |extra: &[&str]| {
+            let mut args = vec![
+                "install".to_string(),
+                agent.to_string(),
+                "--project".to_string(),
+                dir.path().display().to_string(),
+            ];
+            args.extend(extra.iter().map(|s| s.to_string()));
+            let out = run_with_stdin(&args, "");
+            assert_eq!(out.status.code(), Some(0), "{out:?}");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        run(&["--command", "guardian"]);
+        let said = run(&[]);
+        assert!(said.contains(&small.display().to_string()), "{said}");
+        let settings = match agent {
+            "claude-code" => dir.path().join(".claude/settings.json"),
+            _ => dir.path().join(".codex/config.toml"),
+        };
+        let text = std::fs::read_to_string(&settings).expect("settings");
+        let expected = format!("{} {agent} --server http://127.0.0.1:8700", small.display());
+        assert!(text.contains(&expected), "{text}");
+        assert!(
+            !text.contains(" hook "),
+            "the `guardian hook` entry was replaced: {text}"
+        );
+        assert!(run(&[]).contains("already installed"), "idempotent");
+    }
+}
