@@ -4,6 +4,7 @@
 //! ([`shell`]). It never decides anything: it only states facts about the action, and it states
 //! them conservatively (what it cannot understand is marked as such, never guessed).
 
+pub mod disk_diff;
 pub mod shell;
 pub mod shell_text;
 

@@ -114,11 +114,12 @@ pub fn detect(
                 content, diff: d, ..
             } = &req.action
             {
-                if let Some(text) = content {
-                    content_safeguards(p, text, false, &mut out);
-                }
-                if let Some(text) = d {
-                    content_safeguards(p, text, true, &mut out);
+                // With a diff (the agent's, or the one from disk), the change is judged, not
+                // what the file held before it.
+                match (content, d) {
+                    (_, Some(text)) => content_safeguards(p, text, true, &mut out),
+                    (Some(text), None) => content_safeguards(p, text, false, &mut out),
+                    (None, None) => {}
                 }
                 for text in [content, d].into_iter().flatten() {
                     secrets_in(text, "the content written", &mut out);

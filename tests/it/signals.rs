@@ -358,3 +358,69 @@ fn the_outcome_table_rows() {
         );
     }
 }
+
+/// A whole-file write is judged by what it changes (#41): the diff from disk shows a lowered
+/// threshold that the new file alone does not, so the rule allow of an in-workspace write goes
+/// to review (and with no reviewer, is denied); a raised one stays a plain rule allow; a
+/// safeguard the file already had is not this write's doing.
+#[tokio::test]
+async fn a_whole_file_write_is_judged_by_its_diff_from_disk() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("real");
+    std::fs::write(root.join(".coveragerc"), "[report]\nfail_under = 90\n").expect("write");
+    std::fs::write(
+        root.join("ci.yml"),
+        "jobs:\n  lint:\n    continue-on-error: true\n    runs-on: ubuntu-latest\n",
+    )
+    .expect("write");
+    let cfg = guardian::Config::parse(
+        &format!(
+            "[policy]\nextends = \"default\"\n[audit]\npath = \"{}\"\n",
+            root.join("audit.jsonl").display()
+        ),
+        "t.toml",
+    )
+    .expect("config");
+    let g = std::sync::Arc::new(guardian::Guardian::from_config(cfg).expect("builds"));
+    let write = |path: &str, content: &str| {
+        ReviewRequest::from_json(
+            json!({"action": {"kind": "write", "path": path, "content": content},
+                   "session": {"workspace_roots": [root.display().to_string()]}})
+            .to_string()
+            .as_bytes(),
+        )
+        .expect("valid")
+    };
+    let lowered = g
+        .review(write(".coveragerc", "[report]\nfail_under = 60\n"), "t")
+        .await;
+    assert_eq!(lowered.decision, guardian::Decision::Deny, "{lowered:?}");
+    assert!(
+        lowered.signals.iter().any(|s| s
+            .evidence
+            .contains("lowers a coverage or quality threshold")),
+        "{lowered:?}"
+    );
+    let raised = g
+        .review(write(".coveragerc", "[report]\nfail_under = 95\n"), "t")
+        .await;
+    assert_eq!(
+        (raised.decision, raised.decided_by),
+        (guardian::Decision::Allow, guardian::DecidedBy::Rule),
+        "{raised:?}"
+    );
+    let unrelated = g
+        .review(
+            write(
+                "ci.yml",
+                "jobs:\n  lint:\n    continue-on-error: true\n    runs-on: ubuntu-24.04\n",
+            ),
+            "t",
+        )
+        .await;
+    assert_eq!(
+        (unrelated.decision, unrelated.decided_by),
+        (guardian::Decision::Allow, guardian::DecidedBy::Rule),
+        "the continue-on-error was there before: {unrelated:?}"
+    );
+}
