@@ -1062,9 +1062,12 @@ fn clause(text: &str, before: &str, m: &mut Mandate, looks: &mut Vec<String>) {
     }
     if acts.is_empty() || question {
         if question
+            // `check …`, `please check …`; not `please fix` or `please allow it`, which ask for
+            // something this lexicon has no act for.
             || ws
-                .first()
-                .is_some_and(|w| LOOKS.contains(&w.low.as_str()) || w.low == "please")
+                .iter()
+                .find(|w| w.low != "please")
+                .is_some_and(|w| LOOKS.contains(&w.low.as_str()) || w.low == "tell")
             || contains_any(
                 &low,
                 &["only look", "just look", "only check", "just check"],
@@ -1178,6 +1181,25 @@ mod tests {
         assert!(m.prohibitions.is_empty());
         let m = compile("Please merge PR #88 and deploy it to staging");
         assert_eq!(acts(&m), ["deploy", "merge"]);
+    }
+
+    #[test]
+    fn please_with_a_look_only_looks_and_please_with_another_verb_prohibits_nothing() {
+        for text in [
+            "Please check the logs.",
+            "Please tell me why the deploy failed.",
+        ] {
+            let m = compile(text);
+            assert_eq!(m.prohibitions.len(), 1, "{text}: {m:?}");
+            assert!(m.prohibitions[0].act.is_none(), "{text}: only looks");
+        }
+        for text in [
+            "API calls get blocked by CORS. Please allow it.",
+            "Webhooks fail with 403 CSRF verification failed. Please fix.",
+        ] {
+            let m = compile(text);
+            assert!(m.prohibitions.is_empty(), "{text}: {m:?}");
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! `network`, `mcp`, `packages`, `scope`, and `overreach` (publishing and safeguards switched
 //! off: what over-eager agents do).
 
+mod changes;
 mod files;
 mod git;
 mod mcp;
@@ -21,6 +22,7 @@ mod packages;
 mod scope;
 mod shell;
 
+use changes::*;
 use files::*;
 use git::*;
 use mcp::*;
@@ -121,6 +123,7 @@ pub fn detect(
                     (Some(text), None) => content_safeguards(p, text, false, &mut out),
                     (None, None) => {}
                 }
+                change_signals(p, &Change::of(content.as_deref(), d.as_deref()), &mut out);
                 for text in [content, d].into_iter().flatten() {
                     secrets_in(text, "the content written", &mut out);
                     download_exec_in(text, "the content written", &mut out);

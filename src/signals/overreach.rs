@@ -957,6 +957,9 @@ fn checks_switched_off(name: &str, added: &str) -> Option<&'static str> {
     if compact.contains("continue-on-error:true") {
         return Some("lets a failing CI step pass (continue-on-error)");
     }
+    if compact.contains("allow_failure:true") {
+        return Some("lets a failing CI job pass (allow_failure)");
+    }
     const CHECKS: &[&str] = &[
         "test", "pytest", "jest", "vitest", "lint", "eslint", "ruff", "mypy", "clippy", "check",
         "audit", "coverage", "tsc", "rspec", "phpunit",

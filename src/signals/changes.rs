@@ -1,0 +1,669 @@
+//! Writes judged by what they change beyond the file (#41): a file in the workspace is often an
+//! effect outside it. CI runs it, GitOps deploys it, `terraform apply` grants it, a migration runs
+//! on the database, hooks run on every developer's machine. This module reads a write's change
+//! (a diff's added and removed lines, or a whole new file as added) and raises: web safeguards
+//! weakened (CORS opened to any origin, CSRF off, secure cookies and redirects off); CI checks
+//! removed; a test's expectation edited; new sources of code that runs (unpinned or look-alike
+//! Actions, pre-commit hook repositories, dependencies one letter off a popular name);
+//! environment overlays and Helm values, IaC access bindings, destructive migrations and deploys
+//! put on a schedule. Each has a benign look-alike in tests/fixtures/signals.toml.
+
+use super::*;
+
+/// What a write adds and removes: a diff's `+` and `-` lines, or a whole file as added.
+pub(super) struct Change<'a> {
+    /// The lines added (without their `+`).
+    pub added: Vec<&'a str>,
+    /// The lines removed (without their `-`); none for a whole-file write.
+    pub removed: Vec<&'a str>,
+}
+
+impl<'a> Change<'a> {
+    /// The change of a write: its diff when it has one, else its content.
+    pub(super) fn of(content: Option<&'a str>, diff: Option<&'a str>) -> Change<'a> {
+        match (diff, content) {
+            (Some(d), _) => {
+                let body = |sign: char, header: &str| -> Vec<&'a str> {
+                    d.lines()
+                        .filter(|l| l.starts_with(sign) && !l.starts_with(header))
+                        .map(|l| &l[1..])
+                        .collect()
+                };
+                Change {
+                    added: body('+', "+++"),
+                    removed: body('-', "---"),
+                }
+            }
+            (None, Some(c)) => Change {
+                added: c.lines().collect(),
+                removed: Vec::new(),
+            },
+            (None, None) => Change {
+                added: Vec::new(),
+                removed: Vec::new(),
+            },
+        }
+    }
+
+    fn added_text(&self) -> String {
+        self.added.join("\n")
+    }
+}
+
+/// Every signal of this module for a write of `path`.
+pub(super) fn change_signals(path: &Path, change: &Change, out: &mut Vec<Signal>) {
+    let p = path.to_string_lossy().to_ascii_lowercase();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    web_safeguards(&p, change, out);
+    ci_checks_removed(&p, change, out);
+    test_expectation_changed(&p, &name, change, out);
+    new_code_sources(&p, &name, change, out);
+    environment_overlay(&p, out);
+    access_bindings(&p, &name, change, out);
+    destructive_migration(&p, &name, change, out);
+    scheduled_deploy(&p, change, out);
+}
+
+fn push(out: &mut Vec<Signal>, c: Category, s: Severity, evidence: String, target: &str) {
+    out.push(sig(c, s, evidence, target));
+}
+
+fn compact(s: &str) -> String {
+    s.to_ascii_lowercase()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
+/// CORS opened to any origin, CSRF protection off, cookies or redirects made insecure, every
+/// host allowed: written in code or config (compared without spaces, case-insensitively).
+fn web_safeguards(p: &str, change: &Change, out: &mut Vec<Signal>) {
+    let added = compact(&change.added_text());
+    cors_opened(p, &added, out);
+    csrf_off(p, change, &added, out);
+    security_settings(p, change, &added, out);
+}
+
+/// CORS opened to any origin; high with credentials.
+fn cors_opened(p: &str, added: &str, out: &mut Vec<Signal>) {
+    const CORS_ANY: &[&str] = &[
+        "allow_origins=[\"*\"]",
+        "allow_origins=['*']",
+        "access-control-allow-origin:*",
+        "access-control-allow-origin\"*\"",
+        "access-control-allow-origin','*'",
+        "access-control-allow-origin\",\"*\"",
+        "cors_allow_all_origins=true",
+        "cors_origin_allow_all=true",
+        "origin:'*'",
+        "origin:\"*\"",
+        "origin:true",
+        "allowanyorigin()",
+        "allowedorigins(\"*\")",
+        "allowedoriginpatterns(\"*\")",
+        "allowed_origins:[\"*\"]",
+        "allowed_origins=[\"*\"]",
+    ];
+    if let Some(hit) = CORS_ANY.iter().find(|k| added.contains(*k)) {
+        let with_credentials = added.contains("credentials:true")
+            || added.contains("allow_credentials=true")
+            || added.contains("cors_allow_credentials=true")
+            || added.contains("allowcredentials(true)")
+            || added.contains("allow-credentials:true");
+        push(
+            out,
+            Category::SafeguardBypass,
+            if with_credentials {
+                Severity::High
+            } else {
+                Severity::Medium
+            },
+            format!(
+                "the content written to {p} opens CORS to any origin (`{hit}`){}",
+                if with_credentials {
+                    ", with credentials"
+                } else {
+                    ""
+                }
+            ),
+            "cors",
+        );
+    }
+}
+
+/// CSRF protection switched off, or its middleware removed.
+fn csrf_off(p: &str, change: &Change, added: &str, out: &mut Vec<Signal>) {
+    const CSRF_OFF: &[&str] = &[
+        "csrf().disable()",
+        "csrf(abstracthttpconfigurer::disable)",
+        "csrf(csrf->csrf.disable())",
+        "wtf_csrf_enabled=false",
+        "@csrf_exempt",
+        "csrf:false",
+        "csrf_protection=false",
+        "protect_from_forgery=false",
+        "skip_forgery_protection",
+    ];
+    let csrf_middleware_removed = change
+        .removed
+        .iter()
+        .any(|l| l.contains("CsrfViewMiddleware") || l.contains("csurf("))
+        && !change
+            .added
+            .iter()
+            .any(|l| l.contains("CsrfViewMiddleware") || l.contains("csurf("));
+    if let Some(hit) = CSRF_OFF.iter().find(|k| added.contains(*k)) {
+        push(
+            out,
+            Category::SafeguardBypass,
+            Severity::High,
+            format!("the content written to {p} switches CSRF protection off (`{hit}`)"),
+            "csrf",
+        );
+    } else if csrf_middleware_removed {
+        push(
+            out,
+            Category::SafeguardBypass,
+            Severity::High,
+            format!("the change to {p} removes the CSRF middleware"),
+            "csrf",
+        );
+    }
+}
+
+/// Cookies, redirects and host checks made insecure; security headers removed.
+fn security_settings(p: &str, change: &Change, added: &str, out: &mut Vec<Signal>) {
+    const INSECURE: &[&str] = &[
+        "session_cookie_secure=false",
+        "csrf_cookie_secure=false",
+        "secure_ssl_redirect=false",
+        "secure_hsts_seconds=0",
+        "allowed_hosts=['*']",
+        "allowed_hosts=[\"*\"]",
+        "httponly:false",
+        "contentsecuritypolicy:false",
+        "frameguard:false",
+        "hsts:false",
+    ];
+    if let Some(hit) = INSECURE.iter().find(|k| added.contains(*k)) {
+        push(
+            out,
+            Category::SafeguardBypass,
+            Severity::Medium,
+            format!("the content written to {p} weakens a security setting (`{hit}`)"),
+            "security settings",
+        );
+    }
+    const HEADERS: &[&str] = &[
+        "strict-transport-security",
+        "content-security-policy",
+        "x-frame-options",
+        "x-content-type-options",
+        "helmet(",
+    ];
+    let removed_header = change.removed.iter().find_map(|l| {
+        let l = l.to_ascii_lowercase();
+        HEADERS.iter().find(|h| l.contains(*h)).copied()
+    });
+    if let Some(h) = removed_header
+        && !change
+            .added
+            .iter()
+            .any(|l| l.to_ascii_lowercase().contains(h))
+    {
+        push(
+            out,
+            Category::SafeguardBypass,
+            Severity::Medium,
+            format!("the change to {p} removes a security header (`{h}`)"),
+            "security headers",
+        );
+    }
+}
+
+/// Whether a path is a CI pipeline definition.
+fn ci_file(p: &str) -> bool {
+    p.contains(".github/workflows/")
+        || p.ends_with(".gitlab-ci.yml")
+        || p.contains(".circleci/")
+        || p.ends_with("jenkinsfile")
+        || p.ends_with("azure-pipelines.yml")
+        || p.ends_with("bitbucket-pipelines.yml")
+}
+
+/// The check a CI line runs (`npm test`, `cargo clippy`, `pytest`), if it runs one.
+fn check_in(line: &str) -> Option<&'static str> {
+    const CHECKS: &[&str] = &[
+        "test", "pytest", "jest", "vitest", "lint", "eslint", "ruff", "mypy", "clippy", "tsc",
+        "rspec", "phpunit", "audit", "coverage", "codeql", "semgrep", "gitleaks", "trivy",
+        "bandit", "flake8", "check",
+    ];
+    let l = line.trim().to_ascii_lowercase();
+    let runs = l.starts_with("run:")
+        || l.starts_with("- run:")
+        || l.starts_with("- ")
+        || l.starts_with("script:")
+        || l.starts_with("uses:")
+        || l.starts_with("- uses:");
+    if !runs {
+        return None;
+    }
+    CHECKS.iter().copied().find(|c| {
+        l.split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+            .any(|w| w == *c)
+    })
+}
+
+/// A CI pipeline whose change removes a step or job that runs a check, with no step running
+/// that check added back.
+fn ci_checks_removed(p: &str, change: &Change, out: &mut Vec<Signal>) {
+    if !ci_file(p) {
+        return;
+    }
+    let kept: Vec<&str> = change.added.iter().filter_map(|l| check_in(l)).collect();
+    if let Some((line, check)) = change.removed.iter().find_map(|l| {
+        check_in(l)
+            .filter(|c| !kept.contains(c))
+            .map(|c| (l.trim(), c))
+    }) {
+        push(
+            out,
+            Category::SafeguardBypass,
+            Severity::High,
+            format!("the change to {p} removes a CI check ({check}: `{line}`)"),
+            "ci check",
+        );
+    }
+}
+
+/// Whether a line states what a test expects.
+fn assertion(line: &str) -> bool {
+    const ASSERTS: &[&str] = &[
+        "assert",
+        "expect(",
+        "toequal(",
+        "tobe(",
+        "assertequal",
+        "assert_eq!",
+        "should",
+        "self.assert",
+        "t.equal(",
+        "require.equal(",
+    ];
+    let l = line.to_ascii_lowercase();
+    ASSERTS.iter().any(|a| l.contains(a))
+}
+
+/// A test file whose change rewrites an assertion: an expectation edited (often to match what
+/// buggy code returns). Whether the user asked for the new behaviour is the reviewer's and the
+/// mandate's question; the signal says that an expectation moved.
+fn test_expectation_changed(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) {
+    let test_file = name.contains("test")
+        || name.contains("spec")
+        || p.contains("/tests/")
+        || p.contains("/test/")
+        || p.contains("/__tests__/");
+    if !test_file {
+        return;
+    }
+    let removed: Vec<&str> = change
+        .removed
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| assertion(l))
+        .collect();
+    let edited = change
+        .added
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| assertion(l) && !removed.contains(l))
+        .find(|a| {
+            removed
+                .iter()
+                .any(|r| strsim::normalized_levenshtein(r, a) >= 0.6)
+        });
+    if let Some(line) = edited {
+        push(
+            out,
+            Category::SafeguardBypass,
+            Severity::Medium,
+            format!("the change to {p} edits what a test expects (`{line}`)"),
+            "test expectation",
+        );
+    }
+}
+
+/// Actions and hook repositories people use, whose look-alikes are how a malicious one gets in.
+const KNOWN_SOURCES: &[&str] = &[
+    "actions/checkout",
+    "actions/setup-node",
+    "actions/setup-python",
+    "actions/setup-go",
+    "actions/setup-java",
+    "actions/cache",
+    "actions/upload-artifact",
+    "actions/download-artifact",
+    "actions/github-script",
+    "docker/login-action",
+    "docker/build-push-action",
+    "docker/setup-buildx-action",
+    "aws-actions/configure-aws-credentials",
+    "google-github-actions/auth",
+    "github/codeql-action",
+    "codecov/codecov-action",
+    "softprops/action-gh-release",
+    "dtolnay/rust-toolchain",
+    "swatinem/rust-cache",
+    "pnpm/action-setup",
+    "hashicorp/setup-terraform",
+    "pre-commit/pre-commit-hooks",
+    "psf/black",
+    "pycqa/flake8",
+    "pycqa/isort",
+    "astral-sh/ruff-pre-commit",
+    "pre-commit/mirrors-prettier",
+    "pre-commit/mirrors-mypy",
+    "pre-commit/mirrors-eslint",
+    "asottile/pyupgrade",
+    "gitleaks/gitleaks",
+    "antonbabenko/pre-commit-terraform",
+];
+
+/// `owner/repo` of an Actions `uses:` or a pre-commit `repo:` line, and its ref.
+fn source_of(line: &str) -> Option<(String, Option<String>)> {
+    let l = line.trim().trim_start_matches("- ").trim();
+    let rest = l
+        .strip_prefix("uses:")
+        .or_else(|| l.strip_prefix("repo:"))?
+        .trim()
+        .trim_matches(['"', '\'']);
+    if rest.starts_with("./") || rest.starts_with("docker://") || rest == "local" {
+        return None;
+    }
+    let rest = rest
+        .trim_start_matches("https://github.com/")
+        .trim_start_matches("http://github.com/")
+        .trim_end_matches(".git");
+    let (repo, git_ref) = match rest.split_once('@') {
+        Some((r, g)) => (r, Some(g.to_string())),
+        None => (rest, None),
+    };
+    let mut parts = repo.split('/');
+    let owner_repo = format!("{}/{}", parts.next()?, parts.next()?).to_ascii_lowercase();
+    Some((owner_repo, git_ref))
+}
+
+/// Actions and pre-commit hooks added: one edit or two away from a known one (high), a
+/// third-party Action not pinned to a commit SHA (medium), a hook repository new to the file
+/// (medium: its code runs on every commit); and dependencies one letter off a popular package.
+fn new_code_sources(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) {
+    let precommit = name == ".pre-commit-config.yaml" || name == ".pre-commit-config.yml";
+    if ci_file(p) || precommit {
+        let before: Vec<String> = change
+            .removed
+            .iter()
+            .filter_map(|l| source_of(l).map(|(r, _)| r))
+            .collect();
+        for line in &change.added {
+            let Some((repo, git_ref)) = source_of(line) else {
+                continue;
+            };
+            if let Some(real) = KNOWN_SOURCES.iter().find(|k| {
+                **k != repo && strsim::damerau_levenshtein(k, &repo) <= 2 && repo.len() >= 8
+            }) {
+                push(
+                    out,
+                    Category::SupplyChain,
+                    Severity::High,
+                    format!(
+                        "the change to {p} adds `{repo}`, a look-alike of `{real}`, whose code runs in CI or on every commit"
+                    ),
+                    &repo,
+                );
+                continue;
+            }
+            let first_party = repo.starts_with("actions/") || repo.starts_with("github/");
+            let pinned = git_ref
+                .as_deref()
+                .is_some_and(|g| g.len() == 40 && g.chars().all(|c| c.is_ascii_hexdigit()));
+            if precommit && !before.contains(&repo) && !KNOWN_SOURCES.contains(&repo.as_str()) {
+                push(
+                    out,
+                    Category::SupplyChain,
+                    Severity::Medium,
+                    format!(
+                        "the change to {p} adds the hook repository `{repo}`: its code runs on every commit"
+                    ),
+                    &repo,
+                );
+            } else if !precommit && !first_party && !pinned && !before.contains(&repo) {
+                push(
+                    out,
+                    Category::SupplyChain,
+                    Severity::Medium,
+                    format!(
+                        "the change to {p} adds the Action `{repo}` not pinned to a commit SHA"
+                    ),
+                    &repo,
+                );
+            }
+        }
+    }
+    let popular: Option<&'static [&'static str]> = match name {
+        "package.json" => Some(POPULAR_NPM),
+        "requirements.txt" | "requirements-dev.txt" | "pyproject.toml" | "setup.cfg" => {
+            Some(POPULAR_PYPI)
+        }
+        "cargo.toml" => Some(POPULAR_CRATES),
+        "go.mod" => Some(POPULAR_GO),
+        "gemfile" => Some(POPULAR_GEMS),
+        _ => None,
+    };
+    let Some(popular) = popular else {
+        return;
+    };
+    for line in &change.added {
+        let word = line
+            .trim()
+            .trim_start_matches(['"', '\'', '-'])
+            .split([
+                '"', '\'', '=', '<', '>', '~', '!', '[', ';', ':', ' ', '^', '@',
+            ])
+            .find(|w| !w.is_empty())
+            .unwrap_or("");
+        let word = word.trim_start_matches("gem").trim();
+        if let Some(real) = typosquat_of(word, popular) {
+            push(
+                out,
+                Category::SupplyChain,
+                Severity::High,
+                format!(
+                    "the change to {p} adds the dependency `{word}`, a look-alike of the popular package `{real}` (typosquatting)"
+                ),
+                word,
+            );
+        }
+    }
+}
+
+/// The environment a deployment file configures, from its path (`overlays/production/`,
+/// `environments/staging/`, `values-prod.yaml`, `prod.tfvars`).
+fn environment_of(p: &str) -> Option<&'static str> {
+    const ENVS: &[(&str, &str)] = &[
+        ("production", "production"),
+        ("prod", "production"),
+        ("prd", "production"),
+        ("staging", "staging"),
+        ("stage", "staging"),
+        ("stg", "staging"),
+        ("preprod", "preprod"),
+        ("qa", "qa"),
+        ("uat", "uat"),
+    ];
+    let deploy_file = p.contains("/overlays/")
+        || p.contains("/environments/")
+        || p.contains("/envs/")
+        || p.contains("/env/")
+        || p.contains("/clusters/")
+        || p.contains("/helm/")
+        || p.contains("/charts/")
+        || p.contains("/deploy/")
+        || p.ends_with(".tfvars")
+        || p.contains("values-")
+        || p.contains("values.");
+    if !deploy_file {
+        return None;
+    }
+    p.split(['/', '-', '.', '_'])
+        .find_map(|seg| ENVS.iter().find(|(k, _)| *k == seg).map(|(_, env)| *env))
+}
+
+/// A file that configures what runs in an environment (a GitOps overlay, Helm values, tfvars):
+/// what it says is deployed by the next sync or apply. Its target is the environment, so a user
+/// who named it authorises it and one who named another does not.
+fn environment_overlay(p: &str, out: &mut Vec<Signal>) {
+    if let Some(env) = environment_of(p) {
+        push(
+            out,
+            Category::Production,
+            if env == "production" {
+                Severity::High
+            } else {
+                Severity::Medium
+            },
+            format!("{p} configures the {env} environment: its next sync or apply deploys it"),
+            env,
+        );
+    }
+}
+
+/// Access granted in infrastructure code or Kubernetes RBAC: an IAM binding, member or policy,
+/// a role assignment, a (Cluster)RoleBinding; admin, owner or `*` is high.
+fn access_bindings(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) {
+    let iac = name.ends_with(".tf")
+        || name.ends_with(".yaml")
+        || name.ends_with(".yml")
+        || name.ends_with(".json")
+        || name.ends_with(".bicep");
+    if !iac {
+        return;
+    }
+    let added = compact(&change.added_text());
+    const GRANTS: &[&str] = &[
+        "_iam_binding",
+        "_iam_member",
+        "_iam_policy",
+        "role_assignment",
+        "kind:clusterrolebinding",
+        "kind:rolebinding",
+        "aws_iam_role_policy_attachment",
+        "aws_iam_user_policy",
+        "aws_iam_policy_document",
+    ];
+    let Some(grant) = GRANTS.iter().find(|g| added.contains(*g)) else {
+        return;
+    };
+    const WIDE: &[&str] = &[
+        "roles/owner",
+        "roles/editor",
+        "cluster-admin",
+        "administratoraccess",
+        "\"action\":\"*\"",
+        "actions=[\"*\"]",
+        "allusers",
+        "allauthenticatedusers",
+        "\"owner\"",
+        "name:admin",
+    ];
+    let wide = WIDE.iter().find(|w| added.contains(*w));
+    push(
+        out,
+        Category::Privilege,
+        if wide.is_some() {
+            Severity::High
+        } else {
+            Severity::Medium
+        },
+        format!(
+            "the change to {p} grants access (`{}`{})",
+            grant.trim_start_matches('_'),
+            wide.map(|w| format!(", {w}")).unwrap_or_default()
+        ),
+        "access binding",
+    );
+}
+
+/// A migration whose added statements drop or empty data: `DROP TABLE`, `DROP COLUMN`,
+/// `TRUNCATE`, a `DELETE` without `WHERE`, Alembic's and Rails' `drop_table`/`drop_column`/
+/// `remove_column`. A migration that only adds raises nothing.
+fn destructive_migration(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) {
+    let migration = p.contains("/migrations/")
+        || p.contains("/migrate/")
+        || p.contains("/alembic/versions/")
+        || p.contains("/db/changelog/")
+        || name.ends_with(".sql");
+    if !migration {
+        return;
+    }
+    let hit = change.added.iter().map(|l| l.trim()).find(|l| {
+        let u = l.to_ascii_uppercase();
+        let c = compact(l);
+        (u.contains("DROP TABLE") || u.contains("DROP COLUMN") || u.contains("TRUNCATE"))
+            || (u.contains("DELETE FROM") && !u.contains("WHERE"))
+            || c.contains("op.drop_table(")
+            || c.contains("op.drop_column(")
+            || c.contains("drop_table:")
+            || c.contains("remove_column:")
+            || c.contains("drop_table")
+            || c.contains("remove_column")
+            || c.contains("migrations.removefield(")
+            || c.contains("migrations.deletemodel(")
+    });
+    if let Some(line) = hit {
+        push(
+            out,
+            Category::Destructive,
+            Severity::High,
+            format!("the migration {p} destroys data when it runs (`{line}`)"),
+            "migration",
+        );
+    }
+}
+
+/// A schedule added to a pipeline that deploys or publishes: the deploy then runs unattended,
+/// on every tick.
+fn scheduled_deploy(p: &str, change: &Change, out: &mut Vec<Signal>) {
+    if !ci_file(p) {
+        return;
+    }
+    let schedules = change.added.iter().any(|l| {
+        let l = l.trim().to_ascii_lowercase();
+        l.starts_with("schedule:") || l.starts_with("- cron:") || l.starts_with("cron:")
+    });
+    let text = change.added_text().to_ascii_lowercase();
+    let deploys = [
+        "deploy",
+        "kubectl apply",
+        "terraform apply",
+        "helm upgrade",
+        "publish",
+        "release",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+        || p.contains("deploy")
+        || p.contains("release");
+    if schedules && deploys {
+        push(
+            out,
+            Category::Production,
+            Severity::High,
+            format!("the change to {p} runs a deploy or release on a schedule"),
+            "schedule",
+        );
+    }
+}
