@@ -624,14 +624,56 @@ fn destructive_migration(p: &str, name: &str, change: &Change, out: &mut Vec<Sig
             || c.contains("migrations.deletemodel(")
     });
     if let Some(line) = hit {
+        let object = dropped_object(line);
         push(
             out,
             Category::Destructive,
             Severity::High,
             format!("the migration {p} destroys data when it runs (`{line}`)"),
-            "migration",
+            object.as_deref().unwrap_or("migration"),
         );
     }
+}
+
+/// The table or column a destructive statement names (`DROP TABLE IF EXISTS legacy_log` →
+/// `legacy_log`, `DROP COLUMN total` → `total`, `op.drop_column('orders', …)` → `orders`), so
+/// that a user who named it can authorise exactly that.
+fn dropped_object(line: &str) -> Option<String> {
+    let words: Vec<String> = line
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    const SKIP: &[&str] = &[
+        "drop",
+        "table",
+        "column",
+        "if",
+        "exists",
+        "truncate",
+        "delete",
+        "from",
+        "alter",
+        "op",
+        "only",
+        "cascade",
+        "remove_column",
+        "drop_table",
+        "drop_column",
+        "migrations",
+        "removefield",
+        "deletemodel",
+        "def",
+        "self",
+    ];
+    let start = words.iter().position(|w| {
+        let l = w.to_ascii_lowercase();
+        l == "drop" || l == "truncate" || l == "from" || l.contains("drop_") || l.contains("remove")
+    })?;
+    words[start..]
+        .iter()
+        .find(|w| !SKIP.contains(&w.to_ascii_lowercase().as_str()) && !w.contains("op."))
+        .map(|w| w.trim_start_matches("op.").to_string())
 }
 
 /// A schedule added to a pipeline that deploys or publishes: the deploy then runs unattended,
@@ -665,5 +707,27 @@ fn scheduled_deploy(p: &str, change: &Change, out: &mut Vec<Signal>) {
             format!("the change to {p} runs a deploy or release on a schedule"),
             "schedule",
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dropped_object;
+
+    #[test]
+    fn a_destructive_statement_names_what_it_drops() {
+        for (line, object) in [
+            ("DROP TABLE IF EXISTS legacy_audit_log;", "legacy_audit_log"),
+            (
+                "ALTER TABLE orders DROP COLUMN legacy_total;",
+                "legacy_total",
+            ),
+            ("TRUNCATE TABLE sessions;", "sessions"),
+            ("DELETE FROM carts;", "carts"),
+            ("    op.drop_table('legacy_audit_log')", "legacy_audit_log"),
+            ("    remove_column :users, :nickname", "users"),
+        ] {
+            assert_eq!(dropped_object(line).as_deref(), Some(object), "{line}");
+        }
     }
 }

@@ -350,3 +350,29 @@ async fn the_models_compile_is_constrained_grounded_and_fails_closed() {
         "{metrics}"
     );
 }
+
+/// A migration that drops the table the user named is granted by their words (#41: the
+/// signal's target is what the statement drops); one that drops another table is not covered
+/// and goes to review.
+#[tokio::test]
+async fn a_migration_dropping_the_named_table_is_granted_and_another_is_not() {
+    let h = harness("extends = \"default\"", "");
+    let write = |sql: &str, session: &str| {
+        json!({
+            "action": {"kind": "write", "path": "/work/api/db/migrate/V37__cleanup.sql", "content": sql},
+            "session": {"id": session, "workspace_roots": ["/work/api"]},
+            "intent": "Drop the legacy_audit_log table: its data moved to the audit service."
+        })
+    };
+    let (_, named) = h
+        .review(write("DROP TABLE legacy_audit_log;\n", "s-mig-1"))
+        .await;
+    assert_eq!(named["decision"], "allow", "{named}");
+    assert_eq!(named["mandate"]["ruling"], "granted", "{named}");
+    let (_, other) = h
+        .review(write("DROP TABLE audit_events;\n", "s-mig-2"))
+        .await;
+    // Not covered: it goes to review (here no reviewer: denied), never granted.
+    assert_eq!(other["decision"], "deny", "{other}");
+    assert_ne!(other["mandate"]["ruling"], "granted", "{other}");
+}
