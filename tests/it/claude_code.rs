@@ -352,3 +352,28 @@ async fn the_config_decides_what_unreviewed_actions_become() {
     assert_eq!(tools[2]["error"], "invalid_input");
     assert_eq!(tools[2]["action"]["tool"], "Bash");
 }
+
+/// Claude Code's `Write` sends the whole new file; guardian judges the change (#41): the hook's
+/// request gets the diff against the file on disk in the workspace (`cwd`), and the audit record
+/// carries it. An `Edit` keeps the diff of its old and new strings.
+#[tokio::test]
+async fn a_write_through_the_hook_is_diffed_against_the_file_on_disk() {
+    let h = Harness::new("");
+    let repo = h.dir.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).expect("dir");
+    let file = repo.join("src/lib.rs");
+    std::fs::write(&file, "fn a() {}\nfn b() {}\nfn c() {}\n").expect("write");
+    let body = json!({
+        "session_id": "s-write", "cwd": repo.display().to_string(),
+        "hook_event_name": "PreToolUse", "tool_name": "Write", "tool_use_id": "t1",
+        "tool_input": {"file_path": file.display().to_string(),
+                       "content": "fn a() {}\nfn b2() {}\nfn c() {}\n"}
+    });
+    hook(&h, &body).await;
+    let record = h.audit_records().into_iter().last().expect("a record");
+    let diff = record["action"]["diff"].as_str().unwrap_or_default();
+    assert!(
+        diff.contains("-fn b() {}") && diff.contains("+fn b2() {}") && diff.contains(" fn a() {}"),
+        "{record}"
+    );
+}
