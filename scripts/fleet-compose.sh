@@ -76,6 +76,9 @@ compose_plugin() {
 
 have_image() { docker image inspect "$1" >/dev/null 2>&1; }
 
+# Whether image $1 must be seeded: not in the engine's store, and not pullable.
+needs_seed() { ! have_image "$1" && ! pulled "$1"; }
+
 # Whether the image can be pulled (bounded in time); once a pull fails, the registry is taken to
 # be unreachable and the rest are seeded without asking again.
 HUB=unknown
@@ -89,8 +92,7 @@ pulled() {
 
 seed_debian() {
   local name="debian:bookworm-slim"
-  have_image "$name" && return
-  pulled "$name" && return
+  needs_seed "$name" || return 0
   command -v debootstrap >/dev/null || {
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
@@ -140,18 +142,19 @@ EOF
   rm -rf "$root"
 }
 
-# Builds image $1 from the Dockerfile on stdin, with the build context directory $2.
+# Builds image $1 from the Dockerfile on stdin, in the build context directory $2 (a new empty
+# one when not given), which is removed afterwards.
 build_seed() {
-  local name="$1" ctx="$2"
+  local name="$1" ctx="${2:-$(mktemp -d)}"
   cat > "$ctx/Dockerfile"
   say "seeding $name"
   docker build -q -t "$name" "$ctx" >/dev/null
+  rm -rf "$ctx"
 }
 
 seed_rust() {
   local name="rust:1-slim-bookworm"
-  have_image "$name" && return
-  pulled "$name" && return
+  needs_seed "$name" || return 0
   command -v rustc >/dev/null || die "no Rust toolchain on this machine to seed $name from"
   local sysroot ctx
   sysroot="$(rustc --print sysroot)"
@@ -167,16 +170,12 @@ COPY rust /usr/local/rust
 ENV CARGO_HOME=/usr/local/cargo PATH=/usr/local/cargo/bin:/usr/local/rust/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 RUN mkdir -p /usr/local/cargo/bin && cargo --version && rustc --version
 EOF
-  rm -rf "$ctx"
 }
 
 seed_python() {
   local name="python:3.11-slim-bookworm"
-  have_image "$name" && return
-  pulled "$name" && return
-  local ctx
-  ctx="$(mktemp -d)"
-  build_seed "$name" "$ctx" <<'EOF'
+  needs_seed "$name" || return 0
+  build_seed "$name" <<'EOF'
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y python3 python3-venv python3-pip ca-certificates \
  && ln -s /usr/bin/python3 /usr/local/bin/python && rm -rf /var/lib/apt/lists/*
@@ -184,16 +183,12 @@ RUN apt-get update && apt-get install -y python3 python3-venv python3-pip ca-cer
 ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt
 CMD ["python3"]
 EOF
-  rm -rf "$ctx"
 }
 
 seed_redis() {
   local name="redis:7-bookworm"
-  have_image "$name" && return
-  pulled "$name" && return
-  local ctx
-  ctx="$(mktemp -d)"
-  build_seed "$name" "$ctx" <<'EOF'
+  needs_seed "$name" || return 0
+  build_seed "$name" <<'EOF'
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y redis-server && rm -rf /var/lib/apt/lists/* \
  && mkdir -p /data && chown redis:redis /data
@@ -202,16 +197,12 @@ USER redis
 EXPOSE 6379
 CMD ["redis-server", "--protected-mode", "no"]
 EOF
-  rm -rf "$ctx"
 }
 
 seed_nginx() {
   local name="nginx:1-bookworm"
-  have_image "$name" && return
-  pulled "$name" && return
-  local ctx
-  ctx="$(mktemp -d)"
-  build_seed "$name" "$ctx" <<'EOF'
+  needs_seed "$name" || return 0
+  build_seed "$name" <<'EOF'
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y nginx && rm -rf /var/lib/apt/lists/* \
  && ln -sf /dev/stdout /var/log/nginx/access.log && ln -sf /dev/stderr /var/log/nginx/error.log
@@ -219,7 +210,6 @@ EXPOSE 80
 STOPSIGNAL SIGQUIT
 CMD ["nginx", "-g", "daemon off;"]
 EOF
-  rm -rf "$ctx"
 }
 
 seed() {

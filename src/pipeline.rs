@@ -631,8 +631,10 @@ impl Guardian {
         let mut req = req;
         req.action.redact_credential_headers();
         // A whole-file write is judged by what it changes: its diff against the file on disk.
-        let ctx = Context::of(&req, &self.server_cwd, self.home.as_deref());
-        crate::normalize::disk_diff::fill(&mut req.action, &ctx);
+        if crate::normalize::disk_diff::wanted(&req.action) {
+            let ctx = Context::of(&req, &self.server_cwd, self.home.as_deref());
+            crate::normalize::disk_diff::fill(&mut req.action, &ctx);
+        }
         let ids = ReviewIds::of(&req);
         let mut outcome = self.guarded_decide(&req, &ids, client).await;
         let settled = self

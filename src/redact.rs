@@ -183,6 +183,13 @@ impl Default for Redactor {
 }
 
 impl Redactor {
+    /// The built-in patterns, compiled once for the process (what signals, the reviewer's
+    /// evidence and diffs from disk redact with).
+    pub fn builtin() -> &'static Redactor {
+        static BUILTIN: std::sync::OnceLock<Redactor> = std::sync::OnceLock::new();
+        BUILTIN.get_or_init(Redactor::default)
+    }
+
     /// The built-in patterns plus `extra` (regexes whose matches become `[REDACTED:custom]`).
     /// An invalid extra pattern is an error naming it.
     pub fn new(extra: &[String]) -> Result<Redactor, RedactError> {

@@ -580,6 +580,12 @@ fn missing_field(path: &str, message: &str) -> String {
     }
 }
 
+/// Whether an HTTP method only reads (`GET`, `HEAD`, `OPTIONS`; upper-cased): any other sends or
+/// changes something.
+pub fn is_read_method(method: &str) -> bool {
+    matches!(method, "GET" | "HEAD" | "OPTIONS")
+}
+
 /// Whether `s` is an HTTP token (RFC 9110: a method or a header name), at most 64 bytes.
 fn is_token(s: &str) -> bool {
     !s.is_empty()

@@ -123,7 +123,7 @@ pub fn of(req: &ReviewRequest, action: &NormalizedAction, ctx: &Context) -> Vec<
                 Some(Act::Purge)
             } else if method == "DELETE" {
                 Some(Act::Delete)
-            } else if body.is_some() || !matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS") {
+            } else if body.is_some() || !crate::request::is_read_method(&method) {
                 Some(Act::SendExternal)
             } else {
                 None

@@ -15,6 +15,19 @@ pub const MAX_OLD_BYTES: u64 = 1 << 20;
 /// Lines of context around each change.
 const CONTEXT_LINES: usize = 3;
 
+/// Whether the action is a whole-file write (`content` without `diff`): the only kind [`fill`]
+/// changes, so its context need not be built for any other.
+pub fn wanted(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::Write {
+            content: Some(_),
+            diff: None,
+            ..
+        }
+    )
+}
+
 /// Fills `diff` of a whole-file write (`content` without `diff`) from the file on disk; known
 /// secrets in it are redacted (its removed lines are the old file's text). Returns whether it
 /// did.
@@ -42,8 +55,7 @@ pub fn fill(action: &mut Action, ctx: &Context) -> bool {
         .context_radius(CONTEXT_LINES)
         .header(&format!("a{shown}"), &format!("b{shown}"))
         .to_string();
-    static REDACTOR: std::sync::OnceLock<crate::redact::Redactor> = std::sync::OnceLock::new();
-    let r = REDACTOR.get_or_init(crate::redact::Redactor::default);
+    let r = crate::redact::Redactor::builtin();
     *diff = Some(r.redact(&text).into_owned());
     true
 }

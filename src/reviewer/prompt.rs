@@ -359,8 +359,7 @@ fn fetch_evidence(obj: &mut serde_json::Map<String, serde_json::Value>, b: &Budg
         obj.insert("header_names".to_string(), names.into());
     }
     if let Some(body) = obj.get("body").and_then(|v| v.as_str()) {
-        static REDACTOR: std::sync::OnceLock<crate::redact::Redactor> = std::sync::OnceLock::new();
-        let r = REDACTOR.get_or_init(crate::redact::Redactor::default);
+        let r = crate::redact::Redactor::builtin();
         let capped = budget::cap(&r.redact(body), b.action / 2);
         obj.insert("body".to_string(), capped.into());
     }

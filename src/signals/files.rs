@@ -44,8 +44,7 @@ pub(super) const BUILD_OUTPUT: &[&str] = &[
 
 /// Credential material found by the audit log's redaction detectors, by kind.
 pub(super) fn secrets_in(text: &str, where_: &str, out: &mut Vec<Signal>) {
-    static REDACTOR: std::sync::OnceLock<crate::redact::Redactor> = std::sync::OnceLock::new();
-    let r = REDACTOR.get_or_init(crate::redact::Redactor::default);
+    let r = crate::redact::Redactor::builtin();
     let text = without_references(text);
     let text = without_harmless_url_credentials(&text);
     let red = r.redact(&text);

@@ -126,7 +126,7 @@ fn http_request(args: &str, who: &str, cfg: &SignalsConfig, out: &mut Vec<Signal
     let has_body = ["body", "data", "json", "form"]
         .iter()
         .any(|k| o.get(*k).is_some_and(|v| !v.is_null() && v != ""));
-    if has_body || !matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS") {
+    if has_body || !crate::request::is_read_method(&method) {
         // The contact `url_hosts` found, or the "sends data out" of the tool's name, becomes
         // the upload it is.
         out.retain(|s| {

@@ -230,8 +230,8 @@ pub(super) fn fetch_signals(
         _ => (None, Vec::new()),
     };
     // As with curl: a bodyless POST to a deploy hook is its trigger, not an upload.
-    let sends = body.is_some()
-        || (!matches!(method.as_str(), "GET" | "HEAD" | "OPTIONS") && deploy_hook(url).is_none());
+    let sends =
+        body.is_some() || (!crate::request::is_read_method(&method) && deploy_hook(url).is_none());
     let before = out.len();
     host_signal(host, sends, cfg, out);
     if sends && out.len() > before {
