@@ -47,6 +47,8 @@ pub struct Config {
     /// `[mandate]`: how the user's request is compiled into grants and prohibitions, and the
     /// operator's own grants.
     pub mandate: crate::mandate::compile::MandateConfig,
+    /// `[ui]`: the review page over the audit log (`/ui`).
+    pub ui: UiConfig,
     /// The name rule sources are given under (the config's path as the user gave it).
     #[serde(skip)]
     pub source_name: String,
@@ -96,6 +98,36 @@ impl Default for ServerConfig {
             request_timeout_ms: 0,
             shutdown_grace_ms: 30_000,
         }
+    }
+}
+
+/// `[ui]`: the review page `guardian serve` answers at `/ui`, behind the same tokens as the API.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UiConfig {
+    /// Serve the page (default true; false: `/ui` is 404).
+    pub enabled: bool,
+    /// The labels file (append-only JSON lines; relative to the config file). Default: beside
+    /// the audit log, `<audit stem>-labels.jsonl`.
+    pub labels: Option<PathBuf>,
+}
+
+impl Default for UiConfig {
+    fn default() -> Self {
+        UiConfig {
+            enabled: true,
+            labels: None,
+        }
+    }
+}
+
+impl Config {
+    /// The labels file: `[ui] labels`, else beside the audit log.
+    pub fn labels_path(&self) -> PathBuf {
+        self.ui
+            .labels
+            .clone()
+            .unwrap_or_else(|| crate::labels::default_path(&self.audit.path))
     }
 }
 
@@ -519,6 +551,12 @@ impl Config {
                 None => state_dir(),
             };
             cfg.audit.path = base.join(&cfg.audit.path);
+        }
+        if let (Some(labels), Some(p)) = (&cfg.ui.labels, path)
+            && labels.is_relative()
+        {
+            let base = crate::normalize::absolute(p.parent().unwrap_or(Path::new("")));
+            cfg.ui.labels = Some(base.join(labels));
         }
         Ok(cfg)
     }

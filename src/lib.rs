@@ -16,6 +16,7 @@ pub mod config;
 pub mod decision;
 pub mod eval;
 pub mod integrations;
+pub mod labels;
 pub mod mandate;
 pub mod metrics;
 pub mod normalize;
@@ -30,6 +31,7 @@ pub mod session;
 pub mod signals;
 pub mod texts;
 pub mod transport;
+pub mod ui;
 pub mod verdict;
 
 pub use config::Config;

@@ -785,6 +785,10 @@ impl Guardian {
             client,
             action: Asked::Action(&req.action),
             cwd: &outcome.cwd,
+            workspace_roots: req
+                .session
+                .as_ref()
+                .map_or(&[][..], |s| s.workspace_roots.as_slice()),
             intent: req.intent.as_deref(),
             strict: req.strict,
             retry: req.retry.as_ref(),
@@ -1389,6 +1393,7 @@ impl Guardian {
                 input: r.input,
             }),
             cwd: r.cwd,
+            workspace_roots: &[],
             intent: None,
             strict: false,
             retry: None,

@@ -50,16 +50,7 @@ impl Gate {
     /// The gate for a service, from its `[server]` and `[auth]` settings.
     pub fn new(guardian: Arc<Guardian>) -> Gate {
         let cfg = guardian.config();
-        let tokens = cfg
-            .auth
-            .tokens
-            .iter()
-            .filter_map(|t| {
-                let mut digest = [0u8; 32];
-                hex::decode_to_slice(&t.sha256, &mut digest).ok()?;
-                Some((t.client.clone(), digest))
-            })
-            .collect();
+        let tokens = token_digests(cfg);
         let request_timeout = Duration::from_millis(match cfg.server.request_timeout_ms {
             0 => cfg.reviewer.timeout_ms.saturating_add(10_000),
             ms => ms,
@@ -84,15 +75,34 @@ impl Gate {
     /// The client a bearer token belongs to. Every configured digest is compared, in constant
     /// time, whatever matches first: the time taken says nothing about the token.
     fn client_of(&self, token: &str) -> Option<String> {
-        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        let mut found = None;
-        for (client, want) in &self.tokens {
-            if bool::from(digest.ct_eq(want)) {
-                found = Some(client.clone());
-            }
-        }
-        found
+        client_of(&self.tokens, token)
     }
+}
+
+/// The `[[auth.tokens]]` of a config as (client, SHA-256 digest) pairs.
+pub fn token_digests(cfg: &crate::Config) -> Vec<(String, [u8; 32])> {
+    cfg.auth
+        .tokens
+        .iter()
+        .filter_map(|t| {
+            let mut digest = [0u8; 32];
+            hex::decode_to_slice(&t.sha256, &mut digest).ok()?;
+            Some((t.client.clone(), digest))
+        })
+        .collect()
+}
+
+/// The client a bearer token belongs to. Every digest is compared, in constant time, whatever
+/// matches first: the time taken says nothing about the token.
+pub fn client_of(tokens: &[(String, [u8; 32])], token: &str) -> Option<String> {
+    let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+    let mut found = None;
+    for (client, want) in tokens {
+        if bool::from(digest.ct_eq(want)) {
+            found = Some(client.clone());
+        }
+    }
+    found
 }
 
 /// The router for a service.
@@ -112,20 +122,26 @@ pub fn router_with_gate(gate: Arc<Gate>) -> Router {
     for agent in Agent::with_hooks() {
         router = router.route(&agent.hook_path(), hook_route(agent));
     }
-    router
+    let api = router
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/openapi.json", get(openapi))
         .layer(DefaultBodyLimit::max(limit))
-        .layer(axum::middleware::from_fn_with_state(gate, gate_layer))
-        .layer(CatchPanicLayer::custom(|_| {
-            error_response(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ".",
-                "internal error; nothing was allowed",
-            )
-        }))
-        .with_state(guardian)
+        .layer(axum::middleware::from_fn_with_state(gate, gate_layer));
+    let ui_enabled = guardian.config().ui.enabled;
+    let ui = Arc::new(crate::ui::UiState::of_config(guardian.config()));
+    let mut app = api.with_state(guardian);
+    // The review page checks the same tokens itself (a header or its login cookie).
+    if ui_enabled {
+        app = app.merge(crate::ui::router(ui));
+    }
+    app.layer(CatchPanicLayer::custom(|_| {
+        error_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ".",
+            "internal error; nothing was allowed",
+        )
+    }))
 }
 
 /// The `hook_event_name` of a hook body, when it can be read; else `PreToolUse`.

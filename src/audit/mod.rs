@@ -87,6 +87,10 @@ pub struct AuditRecord<'a> {
     pub action: Asked<'a>,
     /// The working directory the action was judged in.
     pub cwd: &'a str,
+    /// The session's workspace roots, as given (what "outside the workspace" was judged
+    /// against; kept so that `guardian traces import audit` replays the same question).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub workspace_roots: &'a [String],
     /// The user's intent, as given.
     pub intent: Option<&'a str>,
     /// Strict mode.

@@ -12,6 +12,7 @@ mod health;
 mod hook;
 mod init;
 mod install;
+mod label;
 mod local_model;
 mod mandate;
 mod mcp;
@@ -99,6 +100,9 @@ subcommands! {
     Hook => hook, short;
     /// Query the audit log (filters below), or check its hash chain (`audit verify`).
     Audit => audit, short;
+    /// Serve the review page over an audit log alone (loopback, a token of its own): go
+    /// through guardian's decisions with the keyboard and label them right or wrong.
+    Label => label, long;
     /// Ask a running guardian's /healthz: exit 0 when "ok", 1 when degraded or unreachable
     /// (the container image's HEALTHCHECK).
     Health => health, short;

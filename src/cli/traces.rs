@@ -19,7 +19,15 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
         format,
         files,
         limit,
+        labels,
+        filter,
     } = a.command;
+    if format == TraceFormat::Audit {
+        return import_audit(&files, labels.as_deref(), &filter, limit);
+    }
+    if labels.is_some() {
+        anyhow::bail!("guardian traces: --labels is for `traces import audit`");
+    }
     traces_import(format, &files, limit)
 }
 
@@ -32,6 +40,8 @@ pub(crate) enum TraceFormat {
     Redcode,
     /// NL2Bash's all.nl and all.cm.
     Nl2bash,
+    /// guardian's own audit log (segments, rotated and compressed too).
+    Audit,
     /// An agent's recorded sessions (Claude Code transcripts, Codex rollout files).
     Agent(Agent),
 }
@@ -42,6 +52,7 @@ fn trace_formats() -> impl TypedValueParser<Value = TraceFormat> {
         PossibleValue::new("rjudge").help("R-Judge's JSON"),
         PossibleValue::new("redcode").help("RedCode-Exec's indexN.json files"),
         PossibleValue::new("nl2bash").help("NL2Bash's all.nl and all.cm"),
+        PossibleValue::new("audit").help("guardian's own audit log segments"),
     ];
     values.extend(
         Agent::ALL
@@ -53,6 +64,7 @@ fn trace_formats() -> impl TypedValueParser<Value = TraceFormat> {
         "rjudge" => Ok(TraceFormat::Rjudge),
         "redcode" => Ok(TraceFormat::Redcode),
         "nl2bash" => Ok(TraceFormat::Nl2bash),
+        "audit" => Ok(TraceFormat::Audit),
         name => Agent::from_name(name)
             .map(TraceFormat::Agent)
             .ok_or("not a trace format"),
@@ -62,7 +74,7 @@ fn trace_formats() -> impl TypedValueParser<Value = TraceFormat> {
 #[derive(Subcommand)]
 pub(crate) enum TracesCommand {
     /// Import: `rjudge <rjudge.json>`, `redcode <indexN.json>…`, `nl2bash <all.nl> <all.cm>`,
-    /// `claude-code <transcript.jsonl>…`, `codex <rollout.jsonl>…`.
+    /// `claude-code <transcript.jsonl>…`, `codex <rollout.jsonl>…`, `audit <segment>…`.
     Import {
         /// The dataset or trace format.
         #[arg(value_parser = trace_formats())]
@@ -73,6 +85,13 @@ pub(crate) enum TracesCommand {
         /// Most cases emitted.
         #[arg(long, default_value_t = usize::MAX)]
         limit: usize,
+        /// With `audit`: the labels file (`guardian label`, the review page); only labelled
+        /// records are written, labelled as the person said.
+        #[arg(long)]
+        labels: Option<PathBuf>,
+        /// With `audit`: which records (by default a rule's and the reviewer's decisions).
+        #[command(flatten)]
+        filter: super::audit::AuditFilter,
     },
 }
 
@@ -114,6 +133,7 @@ pub(crate) fn traces_import(
             }
             _ => Err("nl2bash takes two files: all.nl all.cm".into()),
         },
+        TraceFormat::Audit => return import_audit(files, None, &Default::default(), limit),
         TraceFormat::Agent(agent) => {
             let mut imported = Vec::new();
             for f in files {
@@ -163,4 +183,71 @@ pub(crate) fn traces_import(
             anyhow::bail!("guardian traces: {e}")
         }
     }
+}
+
+/// `guardian traces import audit`: one case per action a rule or the reviewer decided (or
+/// what `--decided-by` names), provisionally labelled with the decision; with `--labels`, the
+/// labelled records only, labelled as the person said. Unreadable lines are reported on stderr
+/// with their file and line, and skipped.
+fn import_audit(
+    files: &[PathBuf],
+    labels: Option<&std::path::Path>,
+    filter: &super::audit::AuditFilter,
+    limit: usize,
+) -> anyhow::Result<ExitCode> {
+    use guardian::eval::audit_cases;
+    let typed = filter
+        .typed()
+        .map_err(|e| anyhow::anyhow!("guardian traces: {e}"))?;
+    let labels = match labels {
+        Some(p) => {
+            let (l, bad) = guardian::labels::read(p)
+                .map_err(|e| anyhow::anyhow!("guardian traces: {}: {e}", p.display()))?;
+            for (line, why) in bad {
+                eprintln!(
+                    "guardian traces: {}:{line}: not a label, skipped: {why}",
+                    p.display()
+                );
+            }
+            Some(l)
+        }
+        None => None,
+    };
+    let mut out = Vec::new();
+    let (mut provisional, mut labelled) = (0usize, 0usize);
+    let bad = audit_cases::read_records(files, &typed, |file, record| {
+        if out.len() >= limit
+            || !audit_cases::is_action_decision(&record)
+            || (typed.decided_by.is_none() && !audit_cases::default_stage(&record))
+        {
+            return;
+        }
+        let label = match &labels {
+            Some(l) => match audit_cases::record_id(&record).and_then(|id| l.get(id)) {
+                Some(label) => Some(label),
+                None => return,
+            },
+            None => None,
+        };
+        if let Some(case) = audit_cases::case_of(&record, file, label) {
+            if label.is_some() {
+                labelled += 1;
+            } else {
+                provisional += 1;
+            }
+            out.push(case);
+        }
+    });
+    for b in &bad {
+        eprintln!("guardian traces: {b} (skipped)");
+    }
+    for c in &out {
+        println!("{}", serde_json::to_string(c)?);
+    }
+    eprintln!(
+        "guardian traces: {} cases from the audit log ({labelled} labelled by a person, {provisional} provisionally labelled with guardian's own decision); {} unreadable lines skipped",
+        out.len(),
+        bad.len()
+    );
+    Ok(ExitCode::SUCCESS)
 }

@@ -8,6 +8,7 @@
 //! Reports are rendered by [`report`].
 
 pub mod agent_traces;
+pub mod audit_cases;
 pub mod error;
 pub mod label;
 pub mod report;
