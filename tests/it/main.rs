@@ -42,3 +42,4 @@ mod run;
 mod scoring;
 mod signals;
 mod tools_differential;
+mod ui;
