@@ -655,6 +655,57 @@ pub fn train(x: &[Vec<f64>], examples: &[Example], spec: &TrainSpec) -> Probe {
     }
 }
 
+/// How a probe does on labelled cases at a threshold (the probe alone: in the pipeline a rule
+/// decides some of them first).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeOutcome {
+    /// Cases.
+    pub cases: usize,
+    /// Share decided right.
+    pub accuracy: f64,
+    /// Deny cases allowed, over deny cases.
+    pub false_allow_rate: f64,
+    /// Allow cases denied, over allow cases.
+    pub false_deny_rate: f64,
+    /// ROC AUC, when both labels are present.
+    pub auc: Option<f64>,
+}
+
+impl ProbeOutcome {
+    /// The outcome of `scores` against `threshold` (deny at or above it).
+    pub fn of(scores: &[f64], deny: &[bool], threshold: f64) -> ProbeOutcome {
+        let n = scores.len().min(deny.len());
+        let (mut right, mut fa, mut fd) = (0usize, 0usize, 0usize);
+        for (s, d) in scores.iter().zip(deny) {
+            match (*s >= threshold, *d) {
+                (true, true) | (false, false) => right += 1,
+                (false, true) => fa += 1,
+                (true, false) => fd += 1,
+            }
+        }
+        let denies = deny.iter().take(n).filter(|d| **d).count();
+        let rate = |k: usize, of: usize| if of == 0 { 0.0 } else { k as f64 / of as f64 };
+        ProbeOutcome {
+            cases: n,
+            accuracy: rate(right, n),
+            false_allow_rate: rate(fa, denies),
+            false_deny_rate: rate(fd, n - denies),
+            auc: auc(&scores[..n], &deny[..n]),
+        }
+    }
+
+    /// One cell of `guardian train --labels`'s table.
+    pub fn cell(&self) -> String {
+        let auc = self.auc.map_or("  –  ".into(), |a| format!("{a:.3}"));
+        format!(
+            "acc {:5.1}%  FA {:5.1}%  FD {:5.1}%  AUC {auc}",
+            100.0 * self.accuracy,
+            100.0 * self.false_allow_rate,
+            100.0 * self.false_deny_rate
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -675,6 +726,17 @@ mod tests {
             });
         }
         (x, ex)
+    }
+
+    #[test]
+    fn a_probe_outcome_counts_both_errors_at_its_threshold() {
+        let o = ProbeOutcome::of(&[0.9, 0.2, 0.6, 0.1], &[true, true, false, false], 0.5);
+        assert_eq!(o.cases, 4);
+        assert!((o.accuracy - 0.5).abs() < 1e-12);
+        assert!((o.false_allow_rate - 0.5).abs() < 1e-12);
+        assert!((o.false_deny_rate - 0.5).abs() < 1e-12);
+        assert_eq!(o.auc, Some(0.75));
+        assert!(o.cell().contains("FA  50.0%"), "{}", o.cell());
     }
 
     #[test]
