@@ -127,8 +127,15 @@ impl Config {
         self.ui
             .labels
             .clone()
-            .unwrap_or_else(|| crate::labels::default_path(&self.audit.path))
+            .unwrap_or_else(|| default_labels_path(&self.audit.path))
     }
+}
+
+/// The labels file beside an audit log: `<dir>/<stem>-labels.jsonl` (a name the log's segment
+/// patterns never match).
+pub fn default_labels_path(audit: &Path) -> PathBuf {
+    let stem = crate::audit::segment::stem(audit);
+    crate::audit::segment::dir_of(audit).join(format!("{stem}-labels.jsonl"))
 }
 
 /// `[hooks]`: the agent integrations (Claude Code and Codex hooks, the OpenCode bridge).

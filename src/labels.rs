@@ -97,13 +97,6 @@ pub enum LabelsError {
     Record(String),
 }
 
-/// The labels file beside an audit log: `<dir>/<stem>-labels.jsonl` (a name the log's segment
-/// patterns never match).
-pub fn default_path(audit: &Path) -> std::path::PathBuf {
-    let stem = crate::audit::segment::stem(audit);
-    crate::audit::segment::dir_of(audit).join(format!("{stem}-labels.jsonl"))
-}
-
 /// Appends one label as one line, under an exclusive lock on the file (concurrent writers,
 /// threads or processes, each add a whole line), and syncs it.
 pub fn append(path: &Path, label: &Label) -> Result<(), LabelsError> {

@@ -12,6 +12,7 @@
 
 pub mod audit;
 pub mod audit_report;
+pub mod auth;
 pub mod config;
 pub mod decision;
 pub mod eval;

@@ -23,8 +23,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use serde_json::json;
-use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
 use tower_http::catch_panic::CatchPanicLayer;
 
 use crate::config::Unreviewed;
@@ -50,7 +48,7 @@ impl Gate {
     /// The gate for a service, from its `[server]` and `[auth]` settings.
     pub fn new(guardian: Arc<Guardian>) -> Gate {
         let cfg = guardian.config();
-        let tokens = token_digests(cfg);
+        let tokens = crate::auth::token_digests(cfg);
         let request_timeout = Duration::from_millis(match cfg.server.request_timeout_ms {
             0 => cfg.reviewer.timeout_ms.saturating_add(10_000),
             ms => ms,
@@ -75,34 +73,8 @@ impl Gate {
     /// The client a bearer token belongs to. Every configured digest is compared, in constant
     /// time, whatever matches first: the time taken says nothing about the token.
     fn client_of(&self, token: &str) -> Option<String> {
-        client_of(&self.tokens, token)
+        crate::auth::client_of(&self.tokens, token)
     }
-}
-
-/// The `[[auth.tokens]]` of a config as (client, SHA-256 digest) pairs.
-pub fn token_digests(cfg: &crate::Config) -> Vec<(String, [u8; 32])> {
-    cfg.auth
-        .tokens
-        .iter()
-        .filter_map(|t| {
-            let mut digest = [0u8; 32];
-            hex::decode_to_slice(&t.sha256, &mut digest).ok()?;
-            Some((t.client.clone(), digest))
-        })
-        .collect()
-}
-
-/// The client a bearer token belongs to. Every digest is compared, in constant time, whatever
-/// matches first: the time taken says nothing about the token.
-pub fn client_of(tokens: &[(String, [u8; 32])], token: &str) -> Option<String> {
-    let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-    let mut found = None;
-    for (client, want) in tokens {
-        if bool::from(digest.ct_eq(want)) {
-            found = Some(client.clone());
-        }
-    }
-    found
 }
 
 /// The router for a service.

@@ -52,7 +52,7 @@ pub(crate) async fn run(a: Args) -> anyhow::Result<ExitCode> {
     });
     let labels = a
         .labels
-        .unwrap_or_else(|| guardian::labels::default_path(&a.audit));
+        .unwrap_or_else(|| guardian::config::default_labels_path(&a.audit));
     let state = guardian::ui::UiState::new(
         a.audit.clone(),
         labels.clone(),

@@ -3,124 +3,17 @@
 //! the session, the user's words, the escalation), with the decision as a provisional label, or
 //! the label a person gave it ([`crate::labels`]).
 //!
-//! This module owns reading records for import and the page ([`crate::ui`]), with every line it
-//! cannot read reported by file and line and skipped: a corrupt or truncated segment never stops
-//! a read. [`crate::audit_report`] reads for queries and summaries; [`crate::audit`] owns writing.
+//! This module owns turning a record into a case; reading the records, with every line that
+//! cannot be read reported by file and line and skipped, is [`crate::audit_report`]'s.
 
-use std::io::BufRead as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::audit_report::Filter;
+pub use crate::audit_report::{BadLine, files_of_log, is_action_decision, read_records, record_id};
 use crate::eval::Case;
 use crate::labels::Label;
 use crate::verdict::Decision;
-
-/// A line that is not a readable record: which file, which line (1-based), why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BadLine {
-    /// The file.
-    pub file: PathBuf,
-    /// The line, from 1.
-    pub line: usize,
-    /// Why it was skipped.
-    pub reason: String,
-}
-
-impl std::fmt::Display for BadLine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}: {}", self.file.display(), self.line, self.reason)
-    }
-}
-
-/// The files of a log in chain order: its closed segments (compressed or not), then the active
-/// file.
-pub fn files_of_log(active: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = crate::audit::segment::list(active)?
-        .into_iter()
-        .map(|s| s.path)
-        .collect();
-    if active.exists() || files.is_empty() {
-        files.push(active.to_path_buf());
-    }
-    Ok(files)
-}
-
-/// Calls `each` with every record of `files` that matches `filter` (the file it came from and
-/// the record). Lines that are not JSON objects, and a file that cannot be opened or stops
-/// mid-stream (a truncated compressed segment), are returned, not fatal.
-pub fn read_records(
-    files: &[PathBuf],
-    filter: &Filter,
-    mut each: impl FnMut(&Path, Value),
-) -> Vec<BadLine> {
-    let mut bad = Vec::new();
-    for file in files {
-        let reader = match crate::audit::segment::open_reader(file) {
-            Ok(r) => r,
-            Err(e) => {
-                bad.push(BadLine {
-                    file: file.clone(),
-                    line: 0,
-                    reason: format!("cannot open: {e}"),
-                });
-                continue;
-            }
-        };
-        for (i, line) in reader.lines().enumerate() {
-            let line = match line {
-                Ok(l) => l,
-                Err(e) => {
-                    bad.push(BadLine {
-                        file: file.clone(),
-                        line: i + 1,
-                        reason: format!("unreadable, the rest of the file is skipped: {e}"),
-                    });
-                    break;
-                }
-            };
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<Value>(&line) {
-                Ok(v) if v.is_object() => {
-                    if filter.matches(&v) {
-                        each(file, v);
-                    }
-                }
-                Ok(_) => bad.push(BadLine {
-                    file: file.clone(),
-                    line: i + 1,
-                    reason: "not a JSON object".into(),
-                }),
-                Err(e) => bad.push(BadLine {
-                    file: file.clone(),
-                    line: i + 1,
-                    reason: format!("not a record: {e}"),
-                }),
-            }
-        }
-    }
-    bad
-}
-
-/// A record's id: its `hash` (unique, and what the chain proves).
-pub fn record_id(record: &Value) -> Option<&str> {
-    record.get("hash").and_then(Value::as_str)
-}
-
-/// Whether a record is a decision on an action (not a segment header, a prune, or a hook's
-/// tool call refused before any review).
-pub fn is_action_decision(record: &Value) -> bool {
-    record.get("event").is_none()
-        && record
-            .get("action")
-            .and_then(|a| a.get("kind"))
-            .and_then(Value::as_str)
-            .is_some_and(|k| k != "tool")
-        && record.get("decision").and_then(Value::as_str).is_some()
-}
 
 /// The `/v1/review` request a record says was asked: its action (judged in the recorded
 /// working directory), its session, the user's words, strict mode, the retry and escalation.
@@ -279,54 +172,5 @@ mod tests {
             "{}",
             c.notes
         );
-    }
-
-    #[test]
-    fn headers_prunes_and_tool_refusals_are_not_action_decisions() {
-        assert!(is_action_decision(&record()));
-        assert!(!is_action_decision(
-            &json!({"event": "segment_start", "seq": 1})
-        ));
-        let mut tool = record();
-        tool["action"] = json!({"kind": "tool", "tool": "Frobnicate"});
-        assert!(!is_action_decision(&tool));
-    }
-
-    #[test]
-    fn bad_lines_are_reported_with_their_line_and_skipped() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let f = dir.path().join("a.jsonl");
-        let text = format!("{}\nnot json\n[1]\n\n{}\n", record(), record());
-        std::fs::write(&f, text).expect("write");
-        let mut n = 0;
-        let bad = read_records(std::slice::from_ref(&f), &Filter::default(), |_, _| n += 1);
-        assert_eq!(n, 2);
-        let lines: Vec<usize> = bad.iter().map(|b| b.line).collect();
-        assert_eq!(lines, vec![2, 3]);
-        let missing = read_records(
-            &[dir.path().join("nope.jsonl")],
-            &Filter::default(),
-            |_, _| {},
-        );
-        assert_eq!(missing.len(), 1);
-        assert!(missing[0].reason.starts_with("cannot open"));
-    }
-
-    #[test]
-    fn a_truncated_compressed_segment_keeps_what_precedes_the_cut() {
-        use std::io::Write as _;
-        let dir = tempfile::tempdir().expect("tempdir");
-        let f = dir.path().join("audit.000001.jsonl.gz");
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        for _ in 0..200 {
-            writeln!(gz, "{}", record()).expect("write");
-        }
-        let bytes = gz.finish().expect("gzip");
-        std::fs::write(&f, &bytes[..bytes.len() / 2]).expect("write");
-        let mut n = 0;
-        let bad = read_records(std::slice::from_ref(&f), &Filter::default(), |_, _| n += 1);
-        assert!(n > 0 && n < 200, "{n}");
-        assert_eq!(bad.len(), 1, "{bad:?}");
-        assert!(bad[0].line > 1);
     }
 }

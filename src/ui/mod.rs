@@ -29,7 +29,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use crate::labels::{Label, Verdict};
-use crate::server::error_response;
 
 /// The page's strict Content-Security-Policy: its own script and stylesheet, nothing inline,
 /// no other origin, no framing.
@@ -91,7 +90,7 @@ impl UiState {
     pub fn of_config(cfg: &crate::Config) -> UiState {
         let threshold = (cfg.reviewer.scoring != crate::config::Scoring::Label)
             .then_some(cfg.reviewer.deny_threshold);
-        let tokens = crate::server::token_digests(cfg);
+        let tokens = crate::auth::token_digests(cfg);
         let access = if tokens.is_empty() {
             Access::Open("anonymous".into())
         } else {
@@ -127,7 +126,7 @@ impl UiState {
                 bearer
                     .into_iter()
                     .chain(cookie)
-                    .find_map(|t| crate::server::client_of(tokens, &t))
+                    .find_map(|t| crate::auth::client_of(tokens, &t))
             }
         }
     }
@@ -303,18 +302,14 @@ fn seq_of(
     audit: &std::path::Path,
     record: &str,
 ) -> Result<u64, (StatusCode, &'static str, String)> {
-    let files = crate::eval::audit_cases::files_of_log(audit)
+    let files = crate::audit_report::files_of_log(audit)
         .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, "audit", e.to_string()))?;
     let mut found = None;
-    crate::eval::audit_cases::read_records(
-        &files,
-        &crate::audit_report::Filter::default(),
-        |_, r| {
-            if found.is_none() && crate::eval::audit_cases::record_id(&r) == Some(record) {
-                found = r.get("seq").and_then(serde_json::Value::as_u64);
-            }
-        },
-    );
+    crate::audit_report::read_records(&files, &crate::audit_report::Filter::default(), |_, r| {
+        if found.is_none() && crate::audit_report::record_id(&r) == Some(record) {
+            found = r.get("seq").and_then(serde_json::Value::as_u64);
+        }
+    });
     found.ok_or((
         StatusCode::NOT_FOUND,
         "record",
@@ -345,7 +340,7 @@ async fn login(
     };
     let ok = match &state.access {
         Access::Open(_) => true,
-        Access::Tokens(t) => crate::server::client_of(t, form.token.trim()).is_some(),
+        Access::Tokens(t) => crate::auth::client_of(t, form.token.trim()).is_some(),
     };
     if !ok {
         let mut resp = state.render("login.html", minijinja::context! { failed => true });
@@ -361,6 +356,15 @@ async fn login(
         resp.headers_mut().insert(header::SET_COOKIE, v);
     }
     resp
+}
+
+/// A JSON error body, as the API's: `{"error": {"field": …, "message": …}}`.
+fn error_response(status: StatusCode, field: &str, message: &str) -> Response {
+    (
+        status,
+        axum::Json(serde_json::json!({"error": {"field": field, "message": message}})),
+    )
+        .into_response()
 }
 
 async fn app_js() -> Response {

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::eval::audit_cases::{self, BadLine};
+use crate::audit_report::{self as audit_cases, BadLine};
 use crate::labels::{Label, Verdict};
 
 /// Rows shown at most (the newest first); the pictures count every matching record.
@@ -317,8 +317,8 @@ fn row_of(r: &Value, label: Option<&Label>, threshold: Option<f64>) -> Option<Ro
         .get("rule")
         .filter(|v| !v.is_null())
         .map(|rule| {
-            let f = |k: &str| rule.get(k).map(ToString::to_string).unwrap_or_default();
-            format!("{} {}:{}", f("effect"), f("source"), f("line")).replace('"', "")
+            let f = |k: &str| rule.get(k).and_then(Value::as_str).unwrap_or("");
+            format!("{} {} ({})", f("effect"), f("pattern"), f("source"))
         })
         .unwrap_or_default();
     Some(Row {

@@ -19,6 +19,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("transport", 0),
     ("request", 0),
     ("verdict", 1),
+    ("labels", 2),
     ("openapi", 2),
     // The pipeline, in order.
     ("normalize", 2),
@@ -30,10 +31,12 @@ const FLOORS: &[(&str, u8)] = &[
     ("audit_report", 6),
     ("config", 6),
     ("policy", 7),
+    ("auth", 7),
     ("decision", 8),
     ("pipeline", 9),
     // The adapters.
     ("integrations", 10),
+    ("ui", 10),
     ("server", 11),
     ("eval", 11),
     ("lib", 12),

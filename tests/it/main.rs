@@ -43,3 +43,4 @@ mod scoring;
 mod signals;
 mod tools_differential;
 mod ui;
+mod ui_browser;
