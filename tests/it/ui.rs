@@ -405,3 +405,86 @@ fn audit_records_become_cases_and_labelled_ones_run_through_eval() {
         "both labelled deny, both denied: {r}"
     );
 }
+
+/// `guardian label --audit`: the page alone, on loopback, with its own token; labels land
+/// beside the log by default, under the labeller's name.
+#[tokio::test]
+async fn guardian_label_serves_the_page_alone_with_a_token_of_its_own() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (active, records) = write_log(dir.path());
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("port");
+    /// Killed when dropped, a failed assertion included.
+    struct Killed(Option<std::process::Child>);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            if let Some(c) = self.0.as_mut() {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+        }
+    }
+    let mut child = Killed(Some(
+        std::process::Command::new(env!("CARGO_BIN_EXE_guardian"))
+            .args(["label", "--audit"])
+            .arg(&active)
+            .args(["--labeller", "cy", "--listen", &format!("127.0.0.1:{port}")])
+            .env("GUARDIAN_UI_TOKEN", "standalone-token")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("runs"),
+    ));
+    let base = format!("http://127.0.0.1:{port}");
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::new();
+    let mut up = false;
+    for _ in 0..100 {
+        if client.get(format!("{base}/ui/login")).send().await.is_ok() {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(up, "guardian label listens");
+    let no_token = client
+        .get(format!("{base}/ui"))
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(no_token.url().path(), "/ui/login", "redirected to sign in");
+    let page = client
+        .get(format!("{base}/ui?decided_by=reviewer"))
+        .bearer_auth("standalone-token")
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(page.status(), reqwest::StatusCode::OK);
+    let html = page.text().await.expect("text");
+    assert!(
+        html.contains("<b>1</b> decisions")
+            && html.contains("labelling as <b id=\"labeller\">cy</b>")
+    );
+    let hash = records[2]["hash"].as_str().expect("hash");
+    let posted = client
+        .post(format!("{base}/ui/labels"))
+        .bearer_auth("standalone-token")
+        .header("x-guardian-ui", "1")
+        .json(&json!({"record": hash, "verdict": "wrong"}))
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(posted.status(), reqwest::StatusCode::CREATED);
+    let mut c = child.0.take().expect("child");
+    let _ = c.kill();
+    let stderr = c.wait_with_output().expect("exits").stderr;
+    assert!(String::from_utf8_lossy(&stderr).contains("sign in with the token standalone-token"));
+    let labels = std::fs::read_to_string(dir.path().join("audit-labels.jsonl")).expect("labels");
+    let l: Value = serde_json::from_str(labels.trim()).expect("one label");
+    assert_eq!(
+        (l["labeller"].as_str(), l["seq"].as_u64()),
+        (Some("cy"), Some(3))
+    );
+}
