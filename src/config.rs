@@ -83,6 +83,12 @@ pub struct ServerConfig {
     pub request_timeout_ms: u64,
     /// On SIGTERM, how long in-flight reviews may still finish before the rest are denied.
     pub shutdown_grace_ms: u64,
+    /// Diff a whole-file write against the file at its path on this machine, when the path is
+    /// inside the workspace roots the request names (true by default). Set it false when the
+    /// server does not share the agents' file system: the same path here is another file. The
+    /// command hook (`guardian hook`, `guardian-hook`) sends the diff it computed beside the
+    /// agent either way.
+    pub read_workspace_files: bool,
 }
 
 impl Default for ServerConfig {
@@ -97,6 +103,7 @@ impl Default for ServerConfig {
             body_read_timeout_ms: 10_000,
             request_timeout_ms: 0,
             shutdown_grace_ms: 30_000,
+            read_workspace_files: true,
         }
     }
 }

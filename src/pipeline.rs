@@ -631,7 +631,9 @@ impl Guardian {
         let mut req = req;
         req.action.redact_credential_headers();
         // A whole-file write is judged by what it changes: its diff against the file on disk.
-        if crate::normalize::disk_diff::wanted(&req.action) {
+        if self.config().server.read_workspace_files
+            && crate::normalize::disk_diff::wanted(&req.action)
+        {
             let ctx = Context::of(&req, &self.server_cwd, self.home.as_deref());
             crate::normalize::disk_diff::fill(&mut req.action, &ctx);
         }

@@ -106,6 +106,7 @@ fn to_cases(
             agent_type: None,
             network_approval_context: None,
             approval_context: None,
+            guardian_diff: None,
             agent: Some(agent.to_string()),
         };
         let reqs: Vec<ReviewRequest> = match translate(&hook) {

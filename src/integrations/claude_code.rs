@@ -85,9 +85,58 @@ pub struct HookInput {
     /// `justification`, `additional_permissions`), when Codex sends it.
     #[serde(default)]
     pub approval_context: Option<Value>,
+    /// The diff of a whole-file write against the file beside the agent, added by the command
+    /// hook (`guardian hook`, `guardian-hook`: [`super::hook_client::with_disk_diff`]) where the
+    /// server cannot read the file.
+    #[serde(default)]
+    pub guardian_diff: Option<HookDiff>,
     /// Which agent sent it (set by the endpoint: `claude-code` or `codex`).
     #[serde(skip)]
     pub agent: Option<String>,
+}
+
+/// A whole-file write's diff, as the command hook computed it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct HookDiff {
+    /// The write's `file_path`, as the agent gave it.
+    pub path: String,
+    /// The unified diff (empty: the content is the file's).
+    pub diff: String,
+}
+
+impl HookDiff {
+    /// Whether it can be the diff of `content`: every line it adds is a line of the content
+    /// (a diff that adds what the write does not is not taken).
+    fn fits(&self, content: &str) -> bool {
+        let lines: std::collections::HashSet<&str> = content.lines().collect();
+        self.diff
+            .lines()
+            .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+            .all(|l| lines.contains(&l[1..]))
+    }
+}
+
+/// The hook's diff on the whole-file write it was computed for (known secrets redacted, as the
+/// server's own disk diff).
+fn take_hook_diff(actions: &mut [Action], hook: Option<&HookDiff>) {
+    let Some(hook) = hook else { return };
+    for a in actions {
+        if let Action::Write {
+            path,
+            content: Some(content),
+            diff: diff @ None,
+            ..
+        } = a
+            && *path == hook.path
+            && hook.fits(content)
+        {
+            *diff = Some(
+                crate::redact::Redactor::builtin()
+                    .redact(&hook.diff)
+                    .into_owned(),
+            );
+        }
+    }
 }
 
 /// Why a hook input could not be translated: the field, and what is wrong with it. The text is
@@ -251,6 +300,7 @@ pub fn translate(input: &HookInput) -> Result<Translation, HookError> {
     };
     let escalation = answering(input).escalation(input, &ti)?;
     let mut actions = actions?;
+    take_hook_diff(&mut actions, input.guardian_diff.as_ref());
     for h in every_hook_agent() {
         actions.extend(h.extra_actions(input, &ti)?);
     }

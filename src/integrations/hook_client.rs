@@ -157,6 +157,7 @@ pub fn answer(
         .map_err(ClientError::Input)
         .and_then(|_| {
             let token = crate::transport::client_token();
+            let body = with_disk_diff(body);
             forward(&call.url(), body, token.as_deref(), call.timeout)
         })
         .and_then(|answer| emit(&answer, &mut std::io::stdout().lock()));
@@ -170,6 +171,62 @@ pub fn answer(
             ExitCode::from(2)
         }
     }
+}
+
+/// The largest diff the hook attaches; a larger change is judged as a whole-file write.
+pub const MAX_HOOK_DIFF_BYTES: usize = 256 * 1024;
+/// The largest hook input the hook makes by adding a diff (under `server.max_body_bytes`'s
+/// default of 1 MiB).
+pub const MAX_HOOK_BODY_BYTES: usize = 1_000_000;
+
+/// The hook input with `guardian_diff` (`{path, diff}`) added when it is a whole-file write
+/// (Claude Code's `Write`) of a file the hook can read: the unified diff of the new content
+/// against the file on disk, computed here, beside the agent, where the file is (a remote server
+/// cannot read it). A new file, an unreadable one (not a regular file, over 1 MiB, not UTF-8) or
+/// a diff over [`MAX_HOOK_DIFF_BYTES`] gets none, and anything else is returned as it came: the
+/// server judges it as before. Plain edits pay one substring search.
+pub fn with_disk_diff(body: Vec<u8>) -> Vec<u8> {
+    if !body.windows(7).any(|w| w == b"\"Write\"") {
+        return body;
+    }
+    let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(&body) else {
+        return body;
+    };
+    let text =
+        |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+    if text(&v, "tool_name").as_deref() != Some("Write") {
+        return body;
+    }
+    let Some(ti) = v.get("tool_input") else {
+        return body;
+    };
+    let (Some(path), Some(new)) = (text(ti, "file_path"), text(ti, "content")) else {
+        return body;
+    };
+    let full = match text(&v, "cwd") {
+        Some(cwd) => std::path::Path::new(&cwd).join(&path),
+        None => std::path::PathBuf::from(&path),
+    };
+    let Some(old) = crate::normalize::disk_diff::readable_text(&full) else {
+        return body;
+    };
+    let diff = if old == new {
+        String::new()
+    } else {
+        crate::normalize::disk_diff::unified(&old, &new, &full.display().to_string())
+    };
+    // Within the diff's own cap, and within the server's default body limit with it (a hook
+    // input the server refuses as too large would block the write).
+    if diff.len() > MAX_HOOK_DIFF_BYTES || body.len() + diff.len() + 64 > MAX_HOOK_BODY_BYTES {
+        return body;
+    }
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert(
+            "guardian_diff".into(),
+            serde_json::json!({"path": path, "diff": diff}),
+        );
+    }
+    serde_json::to_vec(&v).unwrap_or(body)
 }
 
 /// [`forward_plain`] for an `http://` URL given as text; any other scheme is refused (what
@@ -464,7 +521,7 @@ async fn tls(
 
 #[cfg(test)]
 mod tests {
-    use super::emit;
+    use super::{MAX_HOOK_DIFF_BYTES, emit, with_disk_diff};
 
     /// What `emit` prints, or `None` when it refuses.
     fn emitted(answer: &str) -> Option<String> {
@@ -472,6 +529,39 @@ mod tests {
         emit(answer.as_bytes(), &mut out)
             .ok()
             .map(|()| String::from_utf8_lossy(&out).into_owned())
+    }
+
+    #[test]
+    fn a_whole_file_write_gets_its_diff_and_nothing_else_changes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").expect("write");
+        let body = |tool: &str, path: &str, content: &str| {
+            serde_json::json!({"cwd": dir.path().display().to_string(), "tool_name": tool,
+                "tool_input": {"file_path": path, "content": content,
+                               "old_string": "x", "new_string": "y"}})
+            .to_string()
+            .into_bytes()
+        };
+        let out = with_disk_diff(body("Write", "a.txt", "one\nthree\n"));
+        let v: serde_json::Value = serde_json::from_slice(&out).expect("json");
+        assert_eq!(v["guardian_diff"]["path"], "a.txt");
+        let diff = v["guardian_diff"]["diff"].as_str().expect("diff");
+        assert!(
+            diff.contains("-two\n+three\n") && diff.contains(" one\n"),
+            "{diff}"
+        );
+        // The same content: an empty diff.
+        let same = with_disk_diff(body("Write", "a.txt", "one\ntwo\n"));
+        let v: serde_json::Value = serde_json::from_slice(&same).expect("json");
+        assert_eq!(v["guardian_diff"]["diff"], "");
+        // An Edit, a new file, a huge change: the input as it came, byte for byte.
+        for b in [
+            body("Edit", "a.txt", "one\nthree\n"),
+            body("Write", "new.txt", "hello\n"),
+            body("Write", "a.txt", &"z\n".repeat(MAX_HOOK_DIFF_BYTES)),
+        ] {
+            assert_eq!(with_disk_diff(b.clone()), b);
+        }
     }
 
     #[test]

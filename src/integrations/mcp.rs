@@ -164,6 +164,7 @@ pub async fn approve(args: &Value, decider: &dyn Decider, cwd: &str) -> Value {
         agent_type: None,
         network_approval_context: None,
         approval_context: None,
+        guardian_diff: None,
         agent: None,
     };
     let translated = if tool.is_empty() {

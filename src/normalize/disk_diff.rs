@@ -12,6 +12,9 @@ use crate::request::Action;
 /// The largest old file read for a diff.
 pub const MAX_OLD_BYTES: u64 = 1 << 20;
 
+/// The longest a diff is computed before it settles for a coarser one.
+const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Lines of context around each change.
 const CONTEXT_LINES: usize = 3;
 
@@ -49,15 +52,34 @@ pub fn fill(action: &mut Action, ctx: &Context) -> bool {
         *diff = Some(String::new());
         return true;
     }
-    let shown = target.display().to_string();
-    let text = similar::TextDiff::from_lines(old.as_str(), new.as_str())
-        .unified_diff()
-        .context_radius(CONTEXT_LINES)
-        .header(&format!("a{shown}"), &format!("b{shown}"))
-        .to_string();
+    let text = unified(&old, new, &target.display().to_string());
     let r = crate::redact::Redactor::builtin();
     *diff = Some(r.redact(&text).into_owned());
     true
+}
+
+/// The unified diff of `old` to `new` for the file `shown` (an absolute path), with
+/// [`CONTEXT_LINES`] of context: the one diff the server and the command hook both compute.
+pub fn unified(old: &str, new: &str, shown: &str) -> String {
+    // Myers' diff costs (N + M)·D: a rewrite of a large file is cut short at the deadline and
+    // comes out coarser (still a correct diff), never slower.
+    let deadline = std::time::Instant::now() + DIFF_DEADLINE;
+    similar::TextDiff::configure()
+        .deadline(deadline)
+        .diff_lines(old, new)
+        .unified_diff()
+        .context_radius(CONTEXT_LINES)
+        .header(&format!("a{shown}"), &format!("b{shown}"))
+        .to_string()
+}
+
+/// The text of a file the caller may read: a regular file of at most [`MAX_OLD_BYTES`], UTF-8.
+pub fn readable_text(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_OLD_BYTES {
+        return None;
+    }
+    String::from_utf8(std::fs::read(path).ok()?).ok()
 }
 
 /// The file's text, when it is a regular file inside a workspace root (its real path too), at
@@ -73,11 +95,10 @@ fn old_content(target: &Path, ctx: &Context) -> Option<String> {
         .iter()
         .filter_map(|r| r.canonicalize().ok())
         .any(|r| real.starts_with(r));
-    let meta = std::fs::metadata(&real).ok()?;
-    if !inside || !meta.is_file() || meta.len() > MAX_OLD_BYTES {
+    if !inside {
         return None;
     }
-    String::from_utf8(std::fs::read(&real).ok()?).ok()
+    readable_text(&real)
 }
 
 #[cfg(test)]
@@ -100,6 +121,15 @@ mod tests {
             Action::Write { diff, .. } => diff.as_deref(),
             _ => None,
         }
+    }
+
+    #[test]
+    fn a_rewrite_of_a_large_file_is_diffed_within_the_deadline() {
+        let old = "a\n".repeat(200_000);
+        let new: String = (0..200_000).map(|i| format!("{i}\n")).collect();
+        // Without the deadline this takes minutes; with it, a coarser diff that is still right.
+        let d = unified(&old, &new, "/w/big.txt");
+        assert!(d.contains("+199999\n") && d.contains("-a\n"));
     }
 
     #[test]

@@ -377,3 +377,87 @@ async fn a_write_through_the_hook_is_diffed_against_the_file_on_disk() {
         "{record}"
     );
 }
+
+/// With a server that does not share the agent's file system (`[server] read_workspace_files =
+/// false`), a whole-file write reaches it without a diff; through the command hook, which runs
+/// beside the agent, it arrives with the diff the hook computed from the file on disk (both
+/// binaries), and a diff that adds lines the write does not hold is not taken.
+#[test]
+fn the_command_hook_sends_the_diff_of_a_whole_file_write_to_a_remote_server() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start_with_audit(
+        dir.path(),
+        "allow = [\"Edit(/**)\"]",
+        "\n[server]\nread_workspace_files = false\n",
+    );
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).expect("dir");
+    std::fs::write(repo.join("ci.yml"), "jobs:\n  test:\n    run: make test\n").expect("write");
+    let payload = |extra: Option<Value>| {
+        let mut v = json!({
+            "session_id": "s-remote", "cwd": repo.display().to_string(),
+            "hook_event_name": "PreToolUse", "tool_name": "Write", "tool_use_id": "t1",
+            "tool_input": {"file_path": "ci.yml",
+                           "content": "jobs:\n  test:\n    run: make test || true\n"}
+        });
+        if let Some(e) = extra {
+            v["guardian_diff"] = e;
+        }
+        v.to_string()
+    };
+    let audit = dir.path().join("server-audit.jsonl");
+    let last_diff = || {
+        let text = std::fs::read_to_string(&audit).expect("audit");
+        let last: Value =
+            serde_json::from_str(text.lines().last().expect("a record")).expect("json");
+        last["action"]["diff"].as_str().map(str::to_string)
+    };
+    let run = |program: &str, args: &[&str], stdin: &str| {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.extend([
+            "claude-code".to_string(),
+            "--server".into(),
+            server.addr.clone(),
+        ]);
+        let out = run_program_with_stdin(program, &all, stdin);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    // Straight to the server: it does not read its own disk, so no diff.
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let url = format!("{}/v1/hooks/claude-code", server.addr);
+    let post = |body: String| {
+        rt.block_on(async {
+            reqwest::Client::new()
+                .post(&url)
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .expect("answer")
+                .status()
+        })
+    };
+    assert!(post(payload(None)).is_success());
+    assert_eq!(last_diff(), None, "the server read nothing of its own disk");
+    // Through guardian-hook and guardian hook: the diff computed beside the agent.
+    for (program, args) in [
+        (env!("CARGO_BIN_EXE_guardian-hook"), &[][..]),
+        (env!("CARGO_BIN_EXE_guardian"), &["hook"][..]),
+    ] {
+        run(program, args, &payload(None));
+        let diff = last_diff().unwrap_or_else(|| panic!("{program}: no diff"));
+        assert!(
+            diff.contains("-    run: make test\n") && diff.contains("+    run: make test || true"),
+            "{diff}"
+        );
+    }
+    // A diff whose added lines are not the write's is not taken.
+    let forged = json!({"path": "ci.yml", "diff": "@@ -1 +1 @@\n-x\n+# a comment\n"});
+    assert!(post(payload(Some(forged))).is_success());
+    assert_eq!(last_diff(), None);
+}
