@@ -6,6 +6,10 @@
 #
 #   GUARDIAN_BASE_BIN=/path/to/old/guardian scripts/bench-edit.sh [RUNS]   (default 200)
 #
+# GUARDIAN_BASE_HOOK_BIN=/path/to/old/guardian-hook runs the baseline side with its own hook
+# (the hook itself changed: it diffs a whole-file write beside the agent); default: the same
+# hook for both.
+#
 # Two payloads on a 300-line source file inside the workspace: an `Edit` (old/new strings: the
 # agent's own diff) and a whole-file `Write` of the same change (this binary reads the file and
 # diffs it; the baseline judges the new content alone). Prints each one's median and p90 per
@@ -16,7 +20,8 @@ RUNS="${1:-200}"
 NEW="${GUARDIAN_BIN:-target/release/guardian}"
 BASE="${GUARDIAN_BASE_BIN:?set GUARDIAN_BASE_BIN to the baseline guardian binary}"
 HOOK="${GUARDIAN_HOOK_BIN:-target/release/guardian-hook}"
-for b in "$NEW" "$BASE" "$HOOK"; do
+BASE_HOOK="${GUARDIAN_BASE_HOOK_BIN:-$HOOK}"
+for b in "$NEW" "$BASE" "$HOOK" "$BASE_HOOK"; do
   [ -x "$b" ] || { echo "not executable: $b (cargo build --release)" >&2; exit 2; }
 done
 work=$(mktemp -d)
@@ -51,9 +56,10 @@ srv_new=$(cat "$work/new.pid")
 start "$BASE" base
 srv_base=$(cat "$work/base.pid")
 
-python3 - "$HOOK" "$work" "$RUNS" "$(cat "$work/new.addr")" "$(cat "$work/base.addr")" <<'PY'
+python3 - "$HOOK" "$work" "$RUNS" "$(cat "$work/new.addr")" "$(cat "$work/base.addr")" "$BASE_HOOK" <<'PY'
 import json, statistics, subprocess, sys, time
 hook, work, runs, new, base = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+hooks = {new: hook, base: sys.argv[6]}
 path = f"{work}/repo/src/lib.rs"
 old = open(path).read()
 changed = old.replace("x + 150 }", "x.saturating_add(150) }")
@@ -66,7 +72,7 @@ payloads = {
 }
 def once(server, body):
     t = time.perf_counter()
-    p = subprocess.run([hook, "claude-code", "--server", server], input=body,
+    p = subprocess.run([hooks[server], "claude-code", "--server", server], input=body,
                        capture_output=True, text=True)
     dt = (time.perf_counter() - t) * 1000
     if p.returncode != 0 or "allow" not in p.stdout:

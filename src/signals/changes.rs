@@ -16,6 +16,9 @@ pub(super) struct Change<'a> {
     pub added: Vec<&'a str>,
     /// The lines removed (without their `-`); none for a whole-file write.
     pub removed: Vec<&'a str>,
+    /// Lines known to be in the file after the change: the diff's context lines, and every line
+    /// of the new content when the write carries both.
+    pub after: Vec<&'a str>,
 }
 
 impl<'a> Change<'a> {
@@ -29,18 +32,24 @@ impl<'a> Change<'a> {
                         .map(|l| &l[1..])
                         .collect()
                 };
+                let mut after: Vec<&'a str> =
+                    d.lines().filter_map(|l| l.strip_prefix(' ')).collect();
+                after.extend(content.into_iter().flat_map(str::lines));
                 Change {
                     added: body('+', "+++"),
                     removed: body('-', "---"),
+                    after,
                 }
             }
             (None, Some(c)) => Change {
                 added: c.lines().collect(),
                 removed: Vec::new(),
+                after: Vec::new(),
             },
             (None, None) => Change {
                 added: Vec::new(),
                 removed: Vec::new(),
+                after: Vec::new(),
             },
         }
     }
@@ -259,12 +268,18 @@ fn check_in(line: &str) -> Option<&'static str> {
 }
 
 /// A CI pipeline whose change removes a step or job that runs a check, with no step running
-/// that check added back.
+/// that check added back or left in the file (a matrix job removed while another job still runs
+/// the tests removes no check).
 fn ci_checks_removed(p: &str, change: &Change, out: &mut Vec<Signal>) {
     if !ci_file(p) {
         return;
     }
-    let kept: Vec<&str> = change.added.iter().filter_map(|l| check_in(l)).collect();
+    let kept: Vec<&str> = change
+        .added
+        .iter()
+        .chain(&change.after)
+        .filter_map(|l| check_in(l))
+        .collect();
     if let Some((line, check)) = change.removed.iter().find_map(|l| {
         check_in(l)
             .filter(|c| !kept.contains(c))
@@ -376,11 +391,12 @@ const KNOWN_SOURCES: &[&str] = &[
 /// `owner/repo` of an Actions `uses:` or a pre-commit `repo:` line, and its ref.
 fn source_of(line: &str) -> Option<(String, Option<String>)> {
     let l = line.trim().trim_start_matches("- ").trim();
-    let rest = l
+    let value = l
         .strip_prefix("uses:")
-        .or_else(|| l.strip_prefix("repo:"))?
-        .trim()
-        .trim_matches(['"', '\'']);
+        .or_else(|| l.strip_prefix("repo:"))?;
+    // A YAML comment after the value (`@<sha> # v1.26.0`, how pinned Actions name their tag).
+    let value = value.split(" #").next().unwrap_or(value);
+    let rest = value.trim().trim_matches(['"', '\'']);
     if rest.starts_with("./") || rest.starts_with("docker://") || rest == "local" {
         return None;
     }
