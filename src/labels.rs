@@ -117,7 +117,7 @@ pub fn append(path: &Path, label: &Label) -> Result<(), LabelsError> {
         .append(true)
         .open(path)
         .map_err(io_err)?;
-    let _lock = Exclusive::take(&file).map_err(io_err)?;
+    let _lock = crate::flock::Exclusive::take(&file).map_err(io_err)?;
     file.write_all(&line).map_err(io_err)?;
     file.sync_data().map_err(io_err)
 }
@@ -147,36 +147,6 @@ pub fn read(path: &Path) -> io::Result<Labels> {
         }
     }
     Ok((labels, bad))
-}
-
-/// An exclusive `flock` on a file, released when dropped.
-struct Exclusive(std::os::fd::RawFd);
-
-impl Exclusive {
-    fn take(file: &std::fs::File) -> io::Result<Exclusive> {
-        use std::os::fd::AsRawFd;
-        let fd = file.as_raw_fd();
-        loop {
-            // SAFETY: flock(2) on a descriptor of a file this function's caller keeps open for
-            // as long as the lock lives.
-            if unsafe { libc::flock(fd, libc::LOCK_EX) } == 0 {
-                return Ok(Exclusive(fd));
-            }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        }
-    }
-}
-
-impl Drop for Exclusive {
-    fn drop(&mut self) {
-        // SAFETY: flock(2) on a descriptor this process owns.
-        unsafe {
-            libc::flock(self.0, libc::LOCK_UN);
-        }
-    }
 }
 
 #[cfg(test)]

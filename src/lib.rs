@@ -16,6 +16,7 @@ pub mod auth;
 pub mod config;
 pub mod decision;
 pub mod eval;
+pub mod flock;
 pub mod integrations;
 pub mod labels;
 pub mod mandate;

@@ -970,7 +970,10 @@ impl Guardian {
             };
         let signals = signals.as_slice();
         // A rule allow with a high signal, or a safeguard switched off, is reviewed.
-        let signals_escalate = crate::decision::escalate::rule_allow(signals);
+        let signals_escalate = crate::decision::escalate::rule_allow(
+            signals,
+            matches!(req.action, crate::request::Action::Write { .. }),
+        );
         let plain_rule_allow =
             eval.effect == Effect::Allow && !req.strict && !escalated && signals_escalate.is_none();
         if let Some(j) = mandated

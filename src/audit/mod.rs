@@ -336,37 +336,6 @@ pub fn lock_path(active: &Path) -> PathBuf {
     active.with_file_name(format!("{name}.lock"))
 }
 
-/// An exclusive `flock` on the lock file's descriptor, released when dropped.
-struct Locked(std::os::fd::RawFd);
-
-impl Locked {
-    fn take(file: &File) -> io::Result<Locked> {
-        use std::os::fd::AsRawFd;
-        let fd = file.as_raw_fd();
-        loop {
-            // SAFETY: flock(2) on a file descriptor this process owns (the lock file stays open
-            // as long as the writer that takes the lock).
-            let r = unsafe { libc::flock(fd, libc::LOCK_EX) };
-            if r == 0 {
-                return Ok(Locked(fd));
-            }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        }
-    }
-}
-
-impl Drop for Locked {
-    fn drop(&mut self) {
-        // SAFETY: flock(2) on a file descriptor this process owns.
-        unsafe {
-            libc::flock(self.0, libc::LOCK_UN);
-        }
-    }
-}
-
 fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
@@ -419,7 +388,7 @@ impl Active {
             rotation,
             header_only: false,
         };
-        let _held = Locked::take(&a.lock)?;
+        let _held = crate::flock::Exclusive::take(&a.lock)?;
         recover_rotation(path)?;
         segment::clean_partials(path)?;
         finish_compressions(path)?;
@@ -986,7 +955,7 @@ fn writer(mut a: Active, mut rx: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        let held = match Locked::take(&a.lock) {
+        let held = match crate::flock::Exclusive::take(&a.lock) {
             Ok(h) => h,
             Err(e) => {
                 fail(batch, &e);

@@ -1,17 +1,23 @@
 //! When a rule's allow is not the last word: an action that a rule allows but that raises a
 //! high or critical risk signal, or switches a safeguard off, goes to the reviewer (as in strict
-//! mode). The rule named the action ("edit workspace files", "run pytest"); it did not name
+//! mode); so does a write that brings in a new source of code or grants access, whatever the
+//! severity. The rule named the action ("edit workspace files", "run pytest"); it did not name
 //! turning TLS verification off in the code it edits, or skipping the hooks. This only ever
 //! makes a decision stricter: a deny rule still denies, and nothing is allowed that a rule did
 //! not allow.
 
 use crate::verdict::{Category, Severity, Signal};
 
-/// Why a rule-allowed action must still be reviewed, if it must.
-pub fn rule_allow(signals: &[Signal]) -> Option<String> {
+/// Why a rule-allowed action must still be reviewed, if it must; `write` for a file write,
+/// whose rule (`Edit(/**)`) named editing files, not the code or access the edit brings in.
+pub fn rule_allow(signals: &[Signal], write: bool) -> Option<String> {
     let found: Vec<String> = signals
         .iter()
-        .filter(|s| s.severity >= Severity::High || s.category == Category::SafeguardBypass)
+        .filter(|s| {
+            s.severity >= Severity::High
+                || s.category == Category::SafeguardBypass
+                || (write && matches!(s.category, Category::SupplyChain | Category::Privilege))
+        })
         .map(|s| {
             format!(
                 "{} ({}): {}",
@@ -45,10 +51,16 @@ mod tests {
 
     #[test]
     fn high_signals_and_safeguards_escalate_a_rule_allow() {
-        assert!(rule_allow(&[]).is_none());
-        assert!(rule_allow(&[s(Category::NetworkEgress, Severity::Medium)]).is_none());
-        assert!(rule_allow(&[s(Category::SafeguardBypass, Severity::Medium)]).is_some());
-        assert!(rule_allow(&[s(Category::Persistence, Severity::High)]).is_some());
-        assert!(rule_allow(&[s(Category::Destructive, Severity::Critical)]).is_some());
+        assert!(rule_allow(&[], false).is_none());
+        assert!(rule_allow(&[s(Category::NetworkEgress, Severity::Medium)], false).is_none());
+        assert!(rule_allow(&[s(Category::SafeguardBypass, Severity::Medium)], false).is_some());
+        assert!(rule_allow(&[s(Category::Persistence, Severity::High)], false).is_some());
+        assert!(rule_allow(&[s(Category::Destructive, Severity::Critical)], false).is_some());
+        // A write's new code source or access grant is reviewed at any severity; a command's
+        // medium one is not, and a write's medium persistence (a CI file) is not.
+        assert!(rule_allow(&[s(Category::SupplyChain, Severity::Medium)], true).is_some());
+        assert!(rule_allow(&[s(Category::Privilege, Severity::Medium)], true).is_some());
+        assert!(rule_allow(&[s(Category::SupplyChain, Severity::Medium)], false).is_none());
+        assert!(rule_allow(&[s(Category::Persistence, Severity::Medium)], true).is_none());
     }
 }

@@ -1019,7 +1019,9 @@ fn clause(text: &str, before: &str, m: &mut Mandate, looks: &mut Vec<String>) {
             .take_while(|g| m.grants.last().is_some_and(|l| l.words == g.words))
             .map(|g| g.act)
             .collect();
-        if last.is_empty() {
+        // Without an act before it, `instead of X` forbids nothing but what it names (`use a
+        // plain hyphen instead of the en dash` names no target: no prohibition).
+        if last.is_empty() && !targets.is_empty() {
             prohibit(m, None, targets.clone());
         }
         for a in last {
@@ -1032,7 +1034,10 @@ fn clause(text: &str, before: &str, m: &mut Mandate, looks: &mut Vec<String>) {
         return;
     }
     local_only(text, &low, &targets, &mut acts, m);
-    let holds = ws.iter().any(|w| HOLDS.contains(&w.low.as_str()));
+    // `keep latest on 3.9` holds a target; `pods keep getting OOMKilled` says what happens.
+    let holds = ws.iter().enumerate().any(|(i, w)| {
+        HOLDS.contains(&w.low.as_str()) && !ws.get(i + 1).is_some_and(|n| n.low.ends_with("ing"))
+    });
     if holds && acts.is_empty() && !targets.is_empty() {
         prohibit(m, None, targets);
         return;
@@ -1060,7 +1065,19 @@ fn clause(text: &str, before: &str, m: &mut Mandate, looks: &mut Vec<String>) {
         }
         return;
     }
+    // `…, which we already verify`: what is already done, or a relative clause, asks nothing.
+    let first_looks = low
+        .split_whitespace()
+        .find(|w| *w != "please" && *w != "just" && *w != "only")
+        .is_some_and(|w| LOOKS.contains(&w) || w == "tell");
+    let statement = ["which ", "that ", "who "]
+        .iter()
+        .any(|w| low.starts_with(w))
+        || (low.contains("already") && !first_looks);
     if acts.is_empty() || question {
+        if statement && !question {
+            return;
+        }
         if question
             // `check …`, `please check …`; not `please fix` or `please allow it`, which ask for
             // something this lexicon has no act for.
@@ -1199,6 +1216,27 @@ mod tests {
         ] {
             let m = compile(text);
             assert!(m.prohibitions.is_empty(), "{text}: {m:?}");
+        }
+    }
+
+    #[test]
+    fn what_happens_what_is_done_and_what_replaces_what_prohibit_nothing() {
+        // Each describes, or names the old thing a change replaces: none forbids anything.
+        for text in [
+            "The api pods in production keep getting OOMKilled at 512Mi. Raise the limit to 1Gi.",
+            "They sign every request with HMAC, which we already verify, so exempt that view.",
+            "Design wants a plain hyphen instead of the en dash; update the expectations.",
+        ] {
+            let m = compile(text);
+            assert!(m.prohibitions.is_empty(), "{text}: {m:?}");
+        }
+        // Holding a target, or only looking at what already ran, still prohibits.
+        for text in [
+            "Keep latest on 3.9.",
+            "Just check that the deploy already ran.",
+        ] {
+            let m = compile(text);
+            assert_eq!(m.prohibitions.len(), 1, "{text}: {m:?}");
         }
     }
 

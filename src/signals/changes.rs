@@ -349,7 +349,32 @@ fn test_expectation_changed(p: &str, name: &str, change: &Change, out: &mut Vec<
             format!("the change to {p} edits what a test expects (`{line}`)"),
             "test expectation",
         );
+        return;
     }
+    // A check taken out and put back nowhere: an assertion, or a row of a table-driven test
+    // (`{name: "negative", in: "-5m", wantErr: true},`).
+    let added: Vec<&str> = change.added.iter().map(|l| l.trim()).collect();
+    let dropped = change.removed.iter().map(|l| l.trim()).find(|l| {
+        (assertion(l) || table_case(l)) && !added.contains(l) && !change.after.contains(l)
+    });
+    if let Some(line) = dropped {
+        push(
+            out,
+            Category::SafeguardBypass,
+            Severity::Medium,
+            format!("the change to {p} removes what a test checks (`{line}`)"),
+            "test expectation",
+        );
+    }
+}
+
+/// A row of a table-driven test: a struct or tuple literal naming what it expects.
+fn table_case(line: &str) -> bool {
+    let l = line.to_ascii_lowercase();
+    l.starts_with('{')
+        && ["want", "expect", "err:", "error:"]
+            .iter()
+            .any(|w| l.contains(w))
 }
 
 /// Actions and hook repositories people use, whose look-alikes are how a malicious one gets in.
@@ -579,10 +604,17 @@ fn access_bindings(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) 
         "aws_iam_role_policy_attachment",
         "aws_iam_user_policy",
         "aws_iam_policy_document",
+        // A statement added to a policy document already in the file.
+        "statement{",
+        "\"statement\":",
+        "actions=[",
     ];
     let Some(grant) = GRANTS.iter().find(|g| added.contains(*g)) else {
         return;
     };
+    // Every action of a service (`s3:*`) on every resource.
+    let service_wide = (added.contains(":*\"") || added.contains("actions=[\"*\"]"))
+        && (added.contains("resources=[\"*\"]") || added.contains("\"resource\":\"*\""));
     const WIDE: &[&str] = &[
         "roles/owner",
         "roles/editor",
@@ -595,7 +627,11 @@ fn access_bindings(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) 
         "\"owner\"",
         "name:admin",
     ];
-    let wide = WIDE.iter().find(|w| added.contains(*w));
+    let wide = WIDE
+        .iter()
+        .find(|w| added.contains(*w))
+        .copied()
+        .or(service_wide.then_some("every action on every resource"));
     push(
         out,
         Category::Privilege,

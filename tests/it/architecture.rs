@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 const FLOORS: &[(&str, u8)] = &[
     // Ground: plain data and helpers that know nothing of the pipeline.
     ("texts", 0),
+    ("flock", 0),
     ("redact", 0),
     ("metrics", 0),
     ("transport", 0),

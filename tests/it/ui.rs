@@ -354,20 +354,7 @@ fn audit_records_become_cases_and_labelled_ones_run_through_eval() {
     )
     .expect("label");
     append(&labels, &Label::new(h1, 1, Verdict::Right, "ann", "")).expect("label");
-    let labels_s = labels.to_string_lossy().to_string();
-    let out = guardian_in(
-        dir.path(),
-        &[
-            "traces", "import", "audit", &seg_s, &active_s, "--labels", &labels_s,
-        ],
-    );
-    assert!(out.status.success());
-    let cases_file = dir.path().join("labelled.jsonl");
-    std::fs::write(&cases_file, &out.stdout).expect("write");
-    let cases: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("case"))
-        .collect();
+    let (cases, r) = import_labelled_and_eval(dir.path(), &[&seg, &active], &labels);
     assert_eq!(cases.len(), 2, "labelled records only");
     assert_eq!(
         cases[1]["expected"], "deny",
@@ -380,30 +367,51 @@ fn audit_records_become_cases_and_labelled_ones_run_through_eval() {
             .contains("by bob")
     );
 
-    // guardian eval runs them: the rule still denies rm -rf /, the exfiltration is denied by
+    // guardian eval ran them: the rule still denies rm -rf /, the exfiltration is denied by
     // the default policy's signals without a reviewer (fail closed), both right.
-    let report = dir.path().join("report");
-    let out = guardian_in(
-        dir.path(),
-        &[
-            "eval",
-            &cases_file.to_string_lossy(),
-            "--out",
-            &report.to_string_lossy(),
-        ],
+    assert_eq!(r["metrics"]["cases"], 2, "{r}");
+    assert_eq!(
+        r["metrics"]["true_deny"], 2,
+        "both labelled deny, both denied: {r}"
     );
+}
+
+/// `guardian traces import audit FILES --labels LABELS` in `dir` (the cases written to
+/// `dir/labelled.jsonl`), then `guardian eval` of them: the cases and the report.
+pub(crate) fn import_labelled_and_eval(
+    dir: &std::path::Path,
+    files: &[&std::path::Path],
+    labels: &std::path::Path,
+) -> (Vec<Value>, Value) {
+    let mut args: Vec<String> = ["traces", "import", "audit"].map(String::from).to_vec();
+    args.extend(files.iter().map(|f| f.to_string_lossy().into_owned()));
+    args.extend([
+        "--labels".to_string(),
+        labels.to_string_lossy().into_owned(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = guardian_in(dir, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cases_file = dir.join("labelled.jsonl");
+    std::fs::write(&cases_file, &out.stdout).expect("write");
+    let cases = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("case"))
+        .collect();
+    let report = dir.join("report");
+    let (c, r) = (cases_file.to_string_lossy(), report.to_string_lossy());
+    let out = guardian_in(dir, &["eval", &c, "--out", &r]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let text = std::fs::read_to_string(report.join("report.json")).expect("report");
-    let r: Value = serde_json::from_str(&text).expect("json");
-    assert_eq!(r["metrics"]["cases"], 2, "{r}");
-    assert_eq!(
-        r["metrics"]["true_deny"], 2,
-        "both labelled deny, both denied: {r}"
-    );
+    (cases, serde_json::from_str(&text).expect("json"))
 }
 
 /// `guardian label --audit`: the page alone, on loopback, with its own token; labels land
