@@ -47,6 +47,10 @@ pub struct Query {
     pub label: String,
     /// Rows shown at most.
     pub limit: String,
+    /// Only decisions at or after this time (RFC 3339), e.g. last night's.
+    pub since: String,
+    /// Only decisions before this time (RFC 3339).
+    pub until: String,
 }
 
 /// A query value that is not acceptable, naming the field.
@@ -64,6 +68,8 @@ pub struct QueryError {
 struct Checked {
     score: Option<(f64, f64)>,
     limit: usize,
+    /// The time window, as `guardian audit` reads it.
+    window: crate::audit_report::Filter,
 }
 
 impl Query {
@@ -117,7 +123,26 @@ impl Query {
                     message: "must be a whole number from 1 to 5000".into(),
                 })?
         };
-        Ok(Checked { score, limit })
+        let time = |field: &'static str, v: &str| {
+            (!v.is_empty())
+                .then(|| {
+                    crate::audit_report::parse_time(field, v).map_err(|e| QueryError {
+                        field,
+                        message: e.message,
+                    })
+                })
+                .transpose()
+        };
+        let window = crate::audit_report::Filter {
+            since: time("since", &self.since)?,
+            until: time("until", &self.until)?,
+            ..Default::default()
+        };
+        Ok(Checked {
+            score,
+            limit,
+            window,
+        })
     }
 
     fn matches(&self, r: &Value, checked: &Checked, label: Option<&Label>) -> bool {
@@ -376,22 +401,21 @@ pub fn build(
     let mut records = Vec::new();
     let mut agents = std::collections::BTreeSet::new();
     let mut categories = std::collections::BTreeSet::new();
-    let bad: Vec<BadLine> =
-        audit_cases::read_records(&files, &crate::audit_report::Filter::default(), |_, r| {
-            if r.get("event").is_some() || audit_cases::record_id(&r).is_none() {
-                return;
-            }
-            if let Some(a) = r.get("agent").and_then(Value::as_str) {
-                agents.insert(a.to_string());
-            }
-            for (c, _) in signals_of(&r) {
-                categories.insert(c.to_string());
-            }
-            let label = audit_cases::record_id(&r).and_then(|id| labelled.get(id));
-            if query.matches(&r, &checked, label) {
-                records.push(r);
-            }
-        });
+    let bad: Vec<BadLine> = audit_cases::read_records(&files, &checked.window, |_, r| {
+        if r.get("event").is_some() || audit_cases::record_id(&r).is_none() {
+            return;
+        }
+        if let Some(a) = r.get("agent").and_then(Value::as_str) {
+            agents.insert(a.to_string());
+        }
+        for (c, _) in signals_of(&r) {
+            categories.insert(c.to_string());
+        }
+        let label = audit_cases::record_id(&r).and_then(|id| labelled.get(id));
+        if query.matches(&r, &checked, label) {
+            records.push(r);
+        }
+    });
     warnings.extend(bad.iter().take(20).map(ToString::to_string));
     if bad.len() > 20 {
         warnings.push(format!("… and {} more unreadable lines", bad.len() - 20));
@@ -612,6 +636,21 @@ mod tests {
         assert_eq!(
             build(&audit, &labels, None, &band).expect("page").matched,
             1
+        );
+        let window = Query {
+            since: "2026-12-03T10:02:00Z".into(),
+            until: "2026-12-03T10:03:00Z".into(),
+            ..Query::default()
+        };
+        let page = build(&audit, &labels, None, &window).expect("page");
+        assert_eq!(page.rows.iter().map(|r| r.seq).collect::<Vec<_>>(), vec![2]);
+        let late = Query {
+            since: "yesterday".into(),
+            ..Query::default()
+        };
+        assert_eq!(
+            build(&audit, &labels, None, &late).err().map(|e| e.field),
+            Some("since")
         );
         let bad = Query {
             score_max: "2".into(),
