@@ -120,14 +120,7 @@ pub fn for_each_record(
     filter: &Filter,
     mut each: impl FnMut(&str, &Value),
 ) -> std::io::Result<()> {
-    let mut files: Vec<std::path::PathBuf> = crate::audit::segment::list(path)?
-        .into_iter()
-        .map(|s| s.path)
-        .collect();
-    if path.exists() || files.is_empty() {
-        files.push(path.to_path_buf());
-    }
-    for file in files {
+    for file in files_of_log(path)? {
         let reader = crate::audit::segment::open_reader(&file)?;
         for line in reader.lines() {
             let Ok(line) = line else { continue };

@@ -4,6 +4,18 @@
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+/// The token of an `Authorization: Bearer <token>` header, if the request has one.
+pub fn bearer(headers: &axum::http::HeaderMap) -> Option<&str> {
+    headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim)
+}
+
 /// The `[[auth.tokens]]` of a config as (client, SHA-256 digest) pairs.
 pub fn token_digests(cfg: &crate::Config) -> Vec<(String, [u8; 32])> {
     cfg.auth

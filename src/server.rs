@@ -210,16 +210,7 @@ async fn gate_layer(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> 
     let client = if gate.tokens.is_empty() {
         None
     } else {
-        let token = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| {
-                v.strip_prefix("Bearer ")
-                    .or_else(|| v.strip_prefix("bearer "))
-            })
-            .map(str::trim);
-        match token.and_then(|t| gate.client_of(t)) {
+        match crate::auth::bearer(&parts.headers).and_then(|t| gate.client_of(t)) {
             Some(c) => Some(c),
             None => {
                 metrics.auth_failures.inc();

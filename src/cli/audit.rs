@@ -185,7 +185,7 @@ impl StageArg {
 }
 
 /// `guardian audit` filters.
-#[derive(clap::Args, Default)]
+#[derive(clap::Args)]
 pub(crate) struct AuditFilter {
     /// Only this session.
     #[arg(long, global = true)]

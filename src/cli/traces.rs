@@ -133,7 +133,7 @@ pub(crate) fn traces_import(
             }
             _ => Err("nl2bash takes two files: all.nl all.cm".into()),
         },
-        TraceFormat::Audit => return import_audit(files, None, &Default::default(), limit),
+        TraceFormat::Audit => Err("`traces import audit` is read by import_audit".into()),
         TraceFormat::Agent(agent) => {
             let mut imported = Vec::new();
             for f in files {

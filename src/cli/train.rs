@@ -73,7 +73,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) async fn run(mut a: Args) -> anyhow::Result<ExitCode> {
-    use guardian::eval::train::{Cache, TrainSpec, embed_files, train};
+    use guardian::eval::train::{Cache, TrainSpec, embed_files, train_scored};
     let team = match a.labels.clone() {
         Some(labels) => Some(team_cases(&mut a, &labels)?),
         None => None,
@@ -162,7 +162,7 @@ pub(crate) async fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         fixed,
         threshold_files,
     };
-    let probe = train(&data.x, &data.examples, &spec);
+    let (probe, oof) = train_scored(&data.x, &data.examples, &spec);
     let json = serde_json::to_string(&probe)?;
     std::fs::write(&a.out, format!("{json}\n"))
         .map_err(|e| anyhow::anyhow!("guardian train: cannot write {}: {e}", a.out.display()))?;
@@ -174,10 +174,8 @@ pub(crate) async fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             cache: &mut cache,
             team_file: &team_file,
             heldout: &a.heldout,
-            c: a.c,
-            folds: a.folds,
         };
-        compare.print(&data, before, &probe, &spec).await?;
+        compare.print(&data, &oof, before, &probe, &spec).await?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -297,39 +295,36 @@ struct Compare<'a> {
     cache: &'a mut guardian::eval::train::Cache,
     team_file: &'a std::path::Path,
     heldout: &'a std::path::Path,
-    c: f64,
-    folds: usize,
 }
 
 impl Compare<'_> {
     /// Prints the current probe and the new one side by side: on the team's labelled cases
-    /// (the new probe's cross-validated scores: it never scores a case it was fitted on) and on
-    /// the held-out split.
+    /// (`oof`: the new probe's cross-validated scores, from its training: it never scores a case
+    /// it was fitted on) and on the held-out split.
     async fn print(
         self,
         data: &guardian::eval::train::Embedded,
+        oof: &[f64],
         before: Result<guardian::reviewer::probe::Probe, String>,
         after: &guardian::reviewer::probe::Probe,
         spec: &guardian::eval::train::TrainSpec,
     ) -> anyhow::Result<()> {
-        use guardian::eval::train::{ProbeOutcome, cross_validate, embed_files};
+        use guardian::eval::train::{ProbeOutcome, embed_files};
         let team_idx = data
             .manifest
             .iter()
             .position(|m| std::path::Path::new(&m.file) == self.team_file)
             .ok_or_else(|| anyhow::anyhow!("guardian train: the team's cases were not read"))?;
-        let oof = cross_validate(&data.x, &data.examples, self.c, self.folds);
         let rows: Vec<usize> = (0..data.examples.len())
             .filter(|i| data.examples[*i].file == team_idx)
             .collect();
         let deny: Vec<bool> = rows.iter().map(|i| data.examples[*i].deny).collect();
         let after_team: Vec<f64> = rows.iter().map(|i| oof[*i]).collect();
-        let before_scores =
-            |p: &guardian::reviewer::probe::Probe, x: &[Vec<f64>], idx: &[usize]| {
-                idx.iter()
-                    .map(|i| p.score(&x[*i]).unwrap_or(1.0))
-                    .collect::<Vec<f64>>()
-            };
+        let scores_of = |p: &guardian::reviewer::probe::Probe, x: &[Vec<f64>], idx: &[usize]| {
+            idx.iter()
+                .map(|i| p.score(&x[*i]).unwrap_or(1.0))
+                .collect::<Vec<f64>>()
+        };
         let mut held_files: Vec<PathBuf> = std::fs::read_dir(self.heldout)
             .map(|d| {
                 d.filter_map(|e| e.ok().map(|e| e.path()))
@@ -369,7 +364,7 @@ impl Compare<'_> {
         let team_before = before
             .as_ref()
             .ok()
-            .map(|p| ProbeOutcome::of(&before_scores(p, &data.x, &rows), &deny, p.threshold));
+            .map(|p| ProbeOutcome::of(&scores_of(p, &data.x, &rows), &deny, p.threshold));
         println!(
             "{:<34} {:<48} {}",
             format!("team labels ({} cases, CV)", rows.len()),
@@ -383,8 +378,8 @@ impl Compare<'_> {
                 let b = before
                     .as_ref()
                     .ok()
-                    .map(|p| ProbeOutcome::of(&before_scores(p, &h.x, &all), &d, p.threshold));
-                let a = ProbeOutcome::of(&before_scores(after, &h.x, &all), &d, after.threshold);
+                    .map(|p| ProbeOutcome::of(&scores_of(p, &h.x, &all), &d, p.threshold));
+                let a = ProbeOutcome::of(&scores_of(after, &h.x, &all), &d, after.threshold);
                 println!(
                     "{:<34} {:<48} {}",
                     format!("held-out ({} cases)", all.len()),

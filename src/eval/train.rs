@@ -583,6 +583,12 @@ pub struct TrainSpec {
 
 /// Fits the probe on every example (with its cross-validated AUC and threshold).
 pub fn train(x: &[Vec<f64>], examples: &[Example], spec: &TrainSpec) -> Probe {
+    train_scored(x, examples, spec).0
+}
+
+/// [`train`], and every example's out-of-fold score of the first cross-validation run (the
+/// folds of [`folds`]: what [`cross_validate`] gives, without fitting the folds again).
+pub fn train_scored(x: &[Vec<f64>], examples: &[Example], spec: &TrainSpec) -> (Probe, Vec<f64>) {
     let deny: Vec<bool> = examples.iter().map(|e| e.deny).collect();
     let runs = cross_validate_repeated(x, examples, spec.c, spec.folds, spec.repeats);
     let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len().max(1) as f64;
@@ -630,7 +636,8 @@ pub fn train(x: &[Vec<f64>], examples: &[Example], spec: &TrainSpec) -> Probe {
             .collect();
         m.cv_auc = (!per_run.is_empty()).then(|| mean(per_run));
     }
-    Probe {
+    let first = runs.first().cloned().unwrap_or_default();
+    let probe = Probe {
         version: spec.version.clone(),
         text_format: spec.text_format.clone(),
         model: spec.model.clone(),
@@ -652,7 +659,8 @@ pub fn train(x: &[Vec<f64>], examples: &[Example], spec: &TrainSpec) -> Probe {
             cv_false_deny,
             manifest,
         },
-    }
+    };
+    (probe, first)
 }
 
 /// How a probe does on labelled cases at a threshold (the probe alone: in the pipeline a rule

@@ -104,14 +104,7 @@ impl UiState {
         match &self.access {
             Access::Open(name) => Some(name.clone()),
             Access::Tokens(tokens) => {
-                let bearer = headers
-                    .get(header::AUTHORIZATION)
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| {
-                        v.strip_prefix("Bearer ")
-                            .or_else(|| v.strip_prefix("bearer "))
-                    })
-                    .map(|t| t.trim().to_string());
+                let bearer = crate::auth::bearer(headers).map(str::to_string);
                 let cookie = headers
                     .get_all(header::COOKIE)
                     .iter()
