@@ -108,9 +108,11 @@ fn explains(c: Category) -> &'static [Act] {
             A::AccessGrant,
         ],
         Category::Privilege => &[A::AccessGrant],
+        // A CI pipeline runs by itself: its change is the pipeline's (only a `ci-change`
+        // explains it; a startup file or a crontab is no act a mandate names).
+        Category::Persistence => &[A::CiChange],
         Category::SecretInPayload
         | Category::CredentialAccess
-        | Category::Persistence
         | Category::SupplyChain
         | Category::OutsideWorkspace => &[],
     }
@@ -129,6 +131,8 @@ fn implied(s: &Signal) -> Option<Act> {
         Category::Production => Act::Deploy,
         Category::SafeguardBypass => Act::SafeguardChange,
         Category::Destructive => Act::Delete,
+        // An access binding written in infrastructure code or RBAC.
+        Category::Privilege if e.contains("grants access") => Act::AccessGrant,
         // Contacting a host is a read; sending to one is an act.
         Category::NetworkEgress if !e.contains(" contacts ") && !e.starts_with("contacts ") => {
             Act::SendExternal
@@ -142,6 +146,9 @@ fn implied(s: &Signal) -> Option<Act> {
 struct Item {
     act: Act,
     tokens: BTreeSet<Token>,
+    /// A write's signal: its tokens without the names of the file's path (an environment
+    /// overlay is matched on its environment, `overlays/production/…` names no app).
+    core: Option<BTreeSet<Token>>,
     low_risk: bool,
     by: String,
     signal: Option<usize>,
@@ -158,14 +165,62 @@ fn same_family(a: Act, b: Act) -> bool {
     a == b || (family(a) != 0 && family(a) == family(b))
 }
 
-/// Whether a grant covers an item. A grant naming no target covers only a low-risk push or
-/// install (`push your branch`); every other act needs its target named.
+/// Whether a grant covers an item. A grant naming no target covers only a low-risk push,
+/// install or CI change (`push your branch`, `remove the windows job from CI`); every other act
+/// needs its target named. A grant naming a safeguard kind (`safeguard:expectation`) covers
+/// only that kind; an access binding that grants everything (`admin`) needs the grant to name
+/// a level (and the levels must agree).
 fn covers(g: &Grant, it: &Item) -> bool {
-    let low_risk =
-        it.low_risk && (!g.targets.is_empty() || matches!(it.act, Act::Push | Act::Install));
+    let low_risk = it.low_risk
+        && (!g.targets.is_empty() || matches!(it.act, Act::Push | Act::Install | Act::CiChange));
+    let gt = target::tokens_all(&g.targets);
+    // A CI change that raises nothing above medium: the pipeline the request asks to change
+    // (its other signals are matched on their own), unless the grant names another
+    // environment, number or version.
+    if it.act == Act::CiChange && g.act == Act::CiChange && it.low_risk {
+        return !target::conflicts(&gt, &it.tokens);
+    }
+    let kind_of = |set: &BTreeSet<Token>, f: fn(&Token) -> bool| -> BTreeSet<Token> {
+        set.iter().filter(|t| f(t)).cloned().collect()
+    };
+    let safeguard = |t: &Token| matches!(t, Token::Safeguard(_));
+    let level = |t: &Token| matches!(t, Token::Level(_));
+    let gs = kind_of(&gt, safeguard);
+    if !gs.is_empty() && gs.is_disjoint(&kind_of(&it.tokens, safeguard)) {
+        return false;
+    }
+    if it.tokens.contains(&Token::Level("admin".into())) && kind_of(&gt, level).is_empty() {
+        return false;
+    }
     same_family(g.act, it.act)
         && (low_risk || !g.targets.is_empty())
-        && target::matches(&target::tokens_all(&g.targets), &it.tokens, low_risk)
+        && (target::matches(&gt, &it.tokens, low_risk)
+            || it
+                .core
+                .as_ref()
+                .is_some_and(|c| !c.is_empty() && target::matches(&gt, c, low_risk)))
+}
+
+/// The tokens a write's signal adds to its target's: the kind of safeguard it weakens (a
+/// test's expectation edited, one view exempted from CSRF) and, for an access binding that
+/// grants everything, the `admin` level.
+fn signal_tokens(s: &Signal) -> BTreeSet<Token> {
+    let mut t = target::tokens(&s.target);
+    let e = s.evidence.to_ascii_lowercase();
+    match s.category {
+        Category::SafeguardBypass if e.contains("edits what a test expects") => {
+            t.insert(Token::Safeguard("expectation".into()));
+        }
+        Category::SafeguardBypass if e.contains("`@csrf_exempt`") => {
+            t.insert(Token::Safeguard("csrf-exempt".into()));
+        }
+        Category::Privilege if s.severity >= Severity::High => {
+            t.retain(|x| !matches!(x, Token::Level(_)));
+            t.insert(Token::Level("admin".into()));
+        }
+        _ => {}
+    }
+    t
 }
 
 /// Whether a prohibition's act names the item's: the same act or family, and any push
@@ -214,6 +269,7 @@ fn items(
         .map(|d| Item {
             act: d.act,
             tokens: target::tokens_all(&d.targets),
+            core: None,
             low_risk: true,
             by: d.by.clone(),
             signal: None,
@@ -237,11 +293,29 @@ fn items(
             }
             None => match implied(s) {
                 Some(act) => {
-                    let mut tokens = target::tokens(&s.target);
-                    tokens.extend(target::tokens_all(subject));
+                    let own = signal_tokens(s);
+                    let mut tokens = own.clone();
+                    let of_subject = target::tokens_all(subject);
+                    let core = (!subject.is_empty()).then(|| {
+                        let mut c = own;
+                        c.extend(
+                            of_subject
+                                .iter()
+                                .filter(|t| !matches!(t, Token::Name(_)))
+                                .cloned(),
+                        );
+                        c
+                    });
+                    tokens.extend(of_subject);
+                    // What the write itself does names the signal's target too (the CI job an
+                    // `allow_failure` is added to).
+                    if !subject.is_empty() {
+                        tokens.extend(dones.iter().flat_map(|d| target::tokens_all(&d.targets)));
+                    }
                     out.push(Item {
                         act,
                         tokens,
+                        core,
                         low_risk: !high,
                         by: s.evidence.clone(),
                         signal: Some(i),
@@ -269,8 +343,21 @@ pub fn authorize(
         return Ruling::Unmatched;
     }
     let (items, of_signal) = items(dones, signals, subject);
+    // `leave the other tests alone`: the act asked for elsewhere in the request is not what
+    // the prohibition names (whether it is that one, the rest of the pipeline decides).
+    let others = |p: &Prohibition, it: &Item| {
+        let w = format!(" {} ", p.words.to_ascii_lowercase());
+        [" other ", " others ", " else ", " the rest "]
+            .iter()
+            .any(|x| w.contains(x))
+            && m.grants.iter().any(|g| same_family(g.act, it.act))
+    };
     for it in &items {
-        if let Some(p) = m.prohibitions.iter().find(|p| prohibits(p, it)) {
+        if let Some(p) = m
+            .prohibitions
+            .iter()
+            .find(|p| prohibits(p, it) && !others(p, it))
+        {
             return Ruling::Prohibited {
                 prohibition: p.clone(),
                 act: it.act,
@@ -478,5 +565,203 @@ mod tests {
             authorize(&m, &publish, &sig, false, &[]),
             Ruling::Partly { .. }
         ));
+    }
+
+    /// The ruling on a write of `path` (its acts from the change, its signals given).
+    fn on_write(request: &str, path: &str, diff: &str, signals: &[Signal]) -> &'static str {
+        let dones = crate::mandate::changes::of_write(path, None, Some(diff));
+        match authorize(
+            &compile(request),
+            &dones,
+            signals,
+            true,
+            &[path.to_string()],
+        ) {
+            Ruling::Prohibited { .. } => "prohibited",
+            Ruling::Elsewhere { .. } => "elsewhere",
+            Ruling::Granted { .. } => "granted",
+            Ruling::Partly { .. } => "partly",
+            Ruling::Unmatched => "unmatched",
+        }
+    }
+
+    #[test]
+    fn writes_the_request_names_are_granted_and_others_are_not() {
+        let ci = "/w/.github/workflows/ci.yml";
+        let job = "@@ -1,6 +1,3 @@\n jobs:\n   test:\n     runs-on: ubuntu-latest\n-  test-windows:\n-    runs-on: windows-latest\n";
+        let runs = [signal(
+            Category::Persistence,
+            Severity::Medium,
+            "writes /w/.github/workflows/ci.yml, which CI or the editor runs by itself",
+            ci,
+        )];
+        assert_eq!(
+            on_write("Remove the Windows test job from CI.", ci, job, &runs),
+            "granted"
+        );
+        // Not asked for, only looked at, or with a safeguard switched off on the way.
+        assert_eq!(on_write("Why is CI slow?", ci, job, &runs), "prohibited");
+        assert_eq!(
+            on_write("Fix the login bug in auth.py.", ci, job, &runs),
+            "unmatched"
+        );
+        let off = [
+            runs[0].clone(),
+            signal(
+                Category::SafeguardBypass,
+                Severity::Medium,
+                "the content written to ci.yml lets a failing CI step pass (continue-on-error)",
+                "checks off",
+            ),
+        ];
+        assert_eq!(
+            on_write("Make the CI pipeline green.", ci, job, &off),
+            "partly"
+        );
+        // A test's expectation: granted when the user updates the tests, not when they ask
+        // for the code to be fixed.
+        let t = "/w/tests/test_users.py";
+        let edit =
+            "@@ -1,2 +1,2 @@\n-    assert r.status_code == 200\n+    assert r.status_code == 201\n";
+        let expects = [signal(
+            Category::SafeguardBypass,
+            Severity::Medium,
+            "the change to /w/tests/test_users.py edits what a test expects (`assert r.status_code == 201`)",
+            "test expectation",
+        )];
+        assert_eq!(
+            on_write(
+                "POST /users returns 201 now. Update the API tests to expect 201.",
+                t,
+                edit,
+                &expects
+            ),
+            "granted"
+        );
+        assert_eq!(
+            on_write("Fix create_user so the tests pass.", t, edit, &expects),
+            "unmatched"
+        );
+        // An "update the tests" grant covers expectations, not a skipped test.
+        let skip = [signal(
+            Category::SafeguardBypass,
+            Severity::Medium,
+            "the content written to tests/test_users.py skips a test",
+            "skip",
+        )];
+        assert_eq!(
+            on_write("Update the tests to expect 201.", t, edit, &skip),
+            "unmatched"
+        );
+        // An environment overlay: the environment the user named, not another.
+        let prod = "/w/overlays/production/resources-patch.yaml";
+        let overlay = [signal(
+            Category::Production,
+            Severity::High,
+            "/w/overlays/production/resources-patch.yaml configures the production environment: its next sync or apply deploys it",
+            "production",
+        )];
+        let limit = "@@ -1 +1 @@\n-  memory: 512Mi\n+  memory: 1Gi\n";
+        assert_eq!(
+            on_write(
+                "Raise the production memory limit to 1Gi.",
+                prod,
+                limit,
+                &overlay
+            ),
+            "granted"
+        );
+        assert_eq!(
+            on_write(
+                "Raise the staging memory limit to 1Gi.",
+                prod,
+                limit,
+                &overlay
+            ),
+            "elsewhere"
+        );
+        // An access binding: as narrow as asked; a wider level than the one asked for is
+        // access asked for elsewhere (a deny).
+        let rbac = "/w/k8s/rbac.yaml";
+        let bind = |severity, target: &str| {
+            [signal(
+                Category::Privilege,
+                severity,
+                "the change to /w/k8s/rbac.yaml grants access (`kind:rolebinding`)",
+                target,
+            )]
+        };
+        let ask = "batch-operator cannot list pods. Give batch-operator read access to pods.";
+        assert_eq!(
+            on_write(
+                ask,
+                rbac,
+                "@@ -0,0 +1 @@\n+kind: RoleBinding\n",
+                &bind(
+                    Severity::Medium,
+                    "access binding permission:read batch-operator"
+                )
+            ),
+            "granted"
+        );
+        assert_eq!(
+            on_write(
+                ask,
+                rbac,
+                "@@ -0,0 +1 @@\n+kind: ClusterRoleBinding\n",
+                &bind(
+                    Severity::High,
+                    "access binding permission:admin batch-operator cluster-admin"
+                )
+            ),
+            "elsewhere"
+        );
+        assert_eq!(
+            on_write(
+                ask,
+                rbac,
+                "@@ -0,0 +1 @@\n+kind: RoleBinding\n",
+                &bind(
+                    Severity::Medium,
+                    "access binding permission:write batch-operator"
+                )
+            ),
+            "elsewhere"
+        );
+        // A dependency bump at the version named; another version is not it.
+        let bump = "@@ -1 +1 @@\n-requests==2.31.0\n+requests==2.32.3\n";
+        assert_eq!(
+            on_write("Bump requests to 2.32.3.", "/w/requirements.txt", bump, &[]),
+            "granted"
+        );
+        assert_eq!(
+            on_write("Bump requests to 2.33.0.", "/w/requirements.txt", bump, &[]),
+            "elsewhere"
+        );
+    }
+
+    #[test]
+    fn the_other_tests_alone_leaves_the_asked_act_to_the_pipeline() {
+        let t = "/w/tests/test_ws.py";
+        let skip = [signal(
+            Category::SafeguardBypass,
+            Severity::Medium,
+            "the content written to tests/test_ws.py skips a test",
+            "skip",
+        )];
+        let diff = "@@ -1 +1,2 @@\n+@pytest.mark.skip(reason=\"#482\")\n def test_reconnect():\n";
+        assert_eq!(
+            on_write(
+                "test_reconnect is flaky. Skip it, and leave the other tests alone.",
+                t,
+                diff,
+                &skip
+            ),
+            "unmatched"
+        );
+        assert_eq!(
+            on_write("Leave the tests alone.", t, diff, &skip),
+            "prohibited"
+        );
     }
 }

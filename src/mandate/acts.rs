@@ -114,6 +114,19 @@ pub fn of(req: &ReviewRequest, action: &NormalizedAction, ctx: &Context) -> Vec<
                 arguments,
             },
         ) => mcp(server, tool, arguments, &mut out),
+        (
+            _,
+            Action::Write {
+                path,
+                content,
+                diff,
+                ..
+            },
+        ) => out.extend(super::changes::of_write(
+            path,
+            content.as_deref(),
+            diff.as_deref(),
+        )),
         (_, Action::Fetch { url, body, .. }) => {
             let u = url.to_ascii_lowercase();
             let method = req.action.http_method().unwrap_or_default();

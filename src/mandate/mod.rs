@@ -11,6 +11,7 @@
 //! `crate::decision::mandate`. Targets are compared by [`target`].
 
 pub mod acts;
+pub mod changes;
 pub mod compile;
 pub mod model;
 pub mod target;
@@ -64,6 +65,8 @@ pub enum Act {
     Delete,
     /// Installing or upgrading a dependency.
     Install,
+    /// Changing what CI runs: a workflow, pipeline, job or step (`remove the windows job`).
+    CiChange,
     /// A comment, review, label, or a new issue or pull request on the forge.
     Comment,
     /// Closing an issue or pull request.
@@ -74,7 +77,7 @@ pub enum Act {
 
 impl Act {
     /// Every act, in the list's order.
-    pub const ALL: [Act; 18] = [
+    pub const ALL: [Act; 19] = [
         Act::Publish,
         Act::Deploy,
         Act::Merge,
@@ -90,6 +93,7 @@ impl Act {
         Act::Purge,
         Act::Delete,
         Act::Install,
+        Act::CiChange,
         Act::Comment,
         Act::Close,
         Act::Inspect,
@@ -113,6 +117,7 @@ impl Act {
             Act::Purge => "purge",
             Act::Delete => "delete",
             Act::Install => "install",
+            Act::CiChange => "ci-change",
             Act::Comment => "comment",
             Act::Close => "close",
             Act::Inspect => "inspect",

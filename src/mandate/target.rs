@@ -30,6 +30,9 @@ pub enum Token {
     Path(String),
     /// An access level (`read`, `write`, `admin`, `developer`), written `permission:LEVEL`.
     Level(String),
+    /// A kind of safeguard a change weakens (`expectation`: what a test expects;
+    /// `csrf-exempt`: one view exempted from CSRF), written `safeguard:KIND`.
+    Safeguard(String),
     /// Any other name: a package, branch, host, bucket, channel, namespace, file.
     Name(String),
 }
@@ -334,6 +337,10 @@ fn typed_word(w: &str) -> Option<BTreeSet<Token>> {
         out.insert(Token::Level(level.to_string()));
         return Some(out);
     }
+    if let Some(kind) = w.strip_prefix("safeguard:") {
+        out.insert(Token::Safeguard(kind.to_string()));
+        return Some(out);
+    }
     if let Some(tag) = w.strip_prefix("dist-tag:") {
         out.insert(Token::DistTag(tag.to_string()));
         return Some(out);
@@ -506,8 +513,19 @@ pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
     out
 }
 
-/// Whether a word is a time (`18:00`) or a date (`2023-01-01`): no target.
+/// Whether a word is a time (`18:00`), a date (`2023-01-01`) or a quantity (`1Gi`, `768Mi`,
+/// `50MB`, `30s`): no target.
 fn is_time_or_date(w: &str) -> bool {
+    let unit = w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if unit.len() < w.len()
+        && w.starts_with(|c: char| c.is_ascii_digit())
+        && [
+            "mi", "gi", "ki", "ti", "mb", "gb", "kb", "tb", "m", "s", "ms", "h", "d", "%", "k", "g",
+        ]
+        .contains(&unit)
+    {
+        return true;
+    }
     let digits_and = |sep: char| {
         w.contains(sep) && w.chars().all(|c| c.is_ascii_digit() || c == sep) && w.len() <= 10
     };
@@ -537,8 +555,9 @@ pub fn tokens_all<'a>(targets: impl IntoIterator<Item = &'a String>) -> BTreeSet
 }
 
 /// The kinds whose tokens must agree when both sides name one, in order: environment, number,
-/// version, protected branch (or organization), repository, channel, dist-tag, access level.
-const AGREEING: [fn(&Token) -> bool; 8] = [
+/// version, protected branch (or organization), repository, channel, dist-tag, access level,
+/// safeguard kind.
+const AGREEING: [fn(&Token) -> bool; 9] = [
     |t| matches!(t, Token::Env(_)),
     |t| matches!(t, Token::Number(_)),
     |t| matches!(t, Token::Version(_)),
@@ -547,6 +566,7 @@ const AGREEING: [fn(&Token) -> bool; 8] = [
     |t| matches!(t, Token::Channel(_)),
     |t| matches!(t, Token::DistTag(_)),
     |t| matches!(t, Token::Level(_)),
+    |t| matches!(t, Token::Safeguard(_)),
 ];
 
 fn of_kind(set: &BTreeSet<Token>, kind: fn(&Token) -> bool) -> BTreeSet<&Token> {

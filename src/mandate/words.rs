@@ -48,6 +48,7 @@ const VERBS: &[(&str, &[Act])] = &[
     ("invite", &[Act::AccessGrant]),
     ("revoke", &[Act::AccessGrant]),
     ("disable", &[Act::SafeguardChange]),
+    ("exempt", &[Act::SafeguardChange]),
     ("skip", &[Act::SafeguardChange]),
     ("bypass", &[Act::SafeguardChange]),
     ("quarantine", &[Act::SafeguardChange]),
@@ -138,6 +139,7 @@ const MUTATES: &[&str] = &[
 /// Verbs that switch a safeguard off: only they grant `safeguard-change` with its nouns.
 const BYPASSES: &[&str] = &[
     "skip",
+    "exempt",
     "disable",
     "bypass",
     "quarantine",
@@ -189,6 +191,7 @@ const DOMAINS: &[(&str, Act)] = &[
     ("permission", Act::AccessGrant),
     ("role", Act::AccessGrant),
     ("member", Act::AccessGrant),
+    ("iam", Act::AccessGrant),
     ("protection", Act::SafeguardChange),
     ("ruleset", Act::SafeguardChange),
     ("check", Act::SafeguardChange),
@@ -713,6 +716,10 @@ fn contains_any(text: &str, list: &[&str]) -> Option<String> {
 /// Whether the word at `i` stands where a verb can: not after a determiner, a possessive or a
 /// name (`the release`, `ui-kit's release`, `2.4.1 release` are nouns).
 fn verb_position(ws: &[Word], i: usize) -> bool {
+    // A quoted word is a name (`the 'Remove leftover container' step`).
+    if ws[i].raw.starts_with(['\'', '"', '`']) {
+        return false;
+    }
     let Some(prev) = i.checked_sub(1).and_then(|k| ws.get(k)) else {
         return true;
     };
@@ -885,8 +892,35 @@ fn clause_acts(
     if let Some(i) = verb_of(ws, RUNS) {
         acts.extend(nouns(&ws[i + 1..]));
     }
+    // `fix the IAM policy`: access the user names, granted.
+    if verb_of(ws, &["fix"]).is_some() && domains(low, false).contains(&Act::AccessGrant) {
+        acts.push(Act::AccessGrant);
+    }
+    // `write the migration that drops the column`: the drop is asked for.
+    if ws.iter().any(|w| w.low.starts_with("migration"))
+        && [
+            " that drops ",
+            " which drops ",
+            " to drop ",
+            " that removes ",
+            " dropping ",
+        ]
+        .iter()
+        .any(|p| low.contains(p))
+    {
+        acts.extend([Act::DatabaseWrite, Act::Delete]);
+    }
     if verb_of(ws, MUTATES).is_some() {
         acts.extend(domains(low, verb_of(ws, BYPASSES).is_some()));
+        // `raise the production memory limit to 1Gi`: a change to the environment named.
+        let env = targets.iter().any(|t| {
+            target::tokens(t)
+                .iter()
+                .any(|x| matches!(x, target::Token::Env(_)))
+        });
+        if env && !acts.contains(&Act::Deploy) {
+            acts.push(Act::InfrastructureChange);
+        }
     }
     // A push with a version or to a registry publishes; a rebase pushed is a force-push.
     if acts.contains(&Act::Push) {
@@ -935,6 +969,24 @@ struct Mood {
     prepare: bool,
 }
 
+/// The clause without `not` before a gerund (`tolerate the container not existing`): a state
+/// described, no verb negated.
+fn without_described_states(low: &str) -> String {
+    let words: Vec<&str> = low.split_whitespace().collect();
+    let gerund = |k: usize| words.get(k).is_some_and(|w| w.ends_with("ing"));
+    words
+        .iter()
+        .enumerate()
+        .filter(|(i, w)| {
+            let not_before = **w == "not" && gerund(i + 1);
+            let after_not = *i > 0 && words[i - 1] == "not" && gerund(*i);
+            !not_before && !after_not
+        })
+        .map(|(_, w)| *w)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The mood of a clause's lowercased words.
 fn mood(low: &str) -> Mood {
     // `after … is approved`, `once QA signs off`: a person decides first.
@@ -954,8 +1006,10 @@ fn mood(low: &str) -> Mood {
         ]
         .iter()
         .any(|w| low.contains(w));
-    let negated =
-        contains_any(low, NEGATIONS).is_some() || contains_any(low, DEFERRALS).is_some() || gated;
+    let unnegated = without_described_states(low);
+    let negated = contains_any(&unnegated, NEGATIONS).is_some()
+        || contains_any(low, DEFERRALS).is_some()
+        || gated;
     // `… it would remove`, `… so we can see what it would change`: a preview (`would you` asks).
     let preview = contains_any(low, PREVIEWS).is_some()
         || (low.contains(" would ") && !low.contains("would you"));
@@ -986,8 +1040,142 @@ fn local_only(text: &str, low: &str, targets: &[String], acts: &mut Vec<Act>, m:
     acts.retain(|a| !matches!(a, Act::Push | Act::Publish | Act::Deploy));
 }
 
-/// What the clause says, read in code.
-fn clause(text: &str, before: &str, m: &mut Mandate, looks: &mut Vec<String>) {
+/// Words that name a CI pipeline or a part of one.
+const CI_NOUNS: &[&str] = &[
+    "ci",
+    "workflow",
+    "workflows",
+    "pipeline",
+    "pipelines",
+    "job",
+    "jobs",
+    "step",
+    "steps",
+    "matrix",
+    "stage",
+    ".gitlab-ci.yml",
+    "actions",
+    "nightly",
+    "schedule",
+    "cron",
+];
+
+/// Verbs that, first in a clause of a request naming CI, ask for a change to it (`remove the
+/// windows job`, `make Node trust it in the integration workflow`, `fix it`).
+const CI_VERBS: &[&str] = &[
+    "add",
+    "remove",
+    "drop",
+    "delete",
+    "make",
+    "fix",
+    "use",
+    "give",
+    "set",
+    "run",
+    "keep",
+    "pin",
+    "mark",
+    "update",
+    "change",
+    "configure",
+    "switch",
+    "move",
+    "rename",
+    "split",
+    "cache",
+    "bump",
+    "upgrade",
+    "enable",
+    "disable",
+    "allow",
+    "let",
+    "trust",
+    "install",
+    "point",
+    "replace",
+    "turn",
+    "exclude",
+    "include",
+    "schedule",
+    "trigger",
+    "post",
+    "publish",
+    "push",
+    "create",
+    "write",
+    "migrate",
+];
+
+/// Whether the request names a CI pipeline, a job or a step.
+fn names_ci(request: &str) -> bool {
+    words_of(request)
+        .iter()
+        .any(|w| CI_NOUNS.contains(&w.low.trim_end_matches("'s")))
+}
+
+/// Whether the clause starts with a verb of [`CI_VERBS`] (after `please`, `also`, `then`).
+fn ci_imperative(ws: &[Word]) -> bool {
+    ws.iter()
+        .find(|w| {
+            !matches!(
+                w.low.as_str(),
+                "please" | "also" | "then" | "and" | "so" | "just"
+            )
+        })
+        .is_some_and(|w| CI_VERBS.contains(&w.low.as_str()))
+}
+
+/// `update the API tests to expect 201`, `update OrderServiceTest's setup and the expected
+/// total`: a verb that changes, in a verb position, before a word naming tests or what they
+/// expect.
+fn updates_expectations(ws: &[Word]) -> bool {
+    const CHANGES: &[&str] = &[
+        "update",
+        "change",
+        "adjust",
+        "align",
+        "rewrite",
+        "correct",
+        "regenerate",
+        "amend",
+    ];
+    let test_word = |w: &Word| {
+        let l = w.low.trim_end_matches("'s");
+        matches!(
+            l,
+            "test" | "tests" | "spec" | "specs" | "expectation" | "expectations" | "expected"
+        ) || l.ends_with("test")
+            || l.ends_with("tests")
+            || l.ends_with("_spec")
+    };
+    ws.iter().enumerate().any(|(i, w)| {
+        CHANGES.contains(&w.low.as_str())
+            && verb_position(ws, i)
+            && ws[i + 1..].iter().any(test_word)
+    })
+}
+
+/// The acts of writes the clause asks for: test expectations updated, one view exempted from
+/// CSRF, a CI pipeline changed (`ci`: the request names one and the clause asks, not states).
+fn write_acts(ws: &[Word], low: &str, ci: bool, acts: &mut Vec<Act>, targets: &mut Vec<String>) {
+    // `update the tests to expect 201`: what the tests expect, not a deploy or an install.
+    if updates_expectations(ws) {
+        acts.retain(|a| !matches!(a, Act::Install | Act::Deploy));
+        acts.push(Act::SafeguardChange);
+        targets.push("safeguard:expectation".into());
+    }
+    // `exempt that view from CSRF`: one view, not CSRF protection switched off.
+    if acts.contains(&Act::SafeguardChange) && low.contains("exempt") && low.contains("csrf") {
+        targets.push("safeguard:csrf-exempt".into());
+    }
+    if ci && ci_imperative(ws) && !acts.contains(&Act::CiChange) {
+        acts.push(Act::CiChange);
+    }
+}
+
+/// What the clause says, read in code. `ci`: the request names a CI pipeline.
+fn clause(text: &str, before: &str, ci: bool, m: &mut Mandate, looks: &mut Vec<String>) {
     let question = text.ends_with(" ?");
     let text = text.trim_end_matches(" ?").trim();
     let ws = words_of(text);
@@ -997,7 +1185,7 @@ fn clause(text: &str, before: &str, m: &mut Mandate, looks: &mut Vec<String>) {
     let low = text.to_ascii_lowercase().replace(['’', '‘'], "'");
     let vs = verbs(&ws);
     let verb_words: Vec<usize> = vs.iter().flat_map(|(i, _, n)| *i..*i + n).collect();
-    let targets = targets_of(&ws, &verb_words);
+    let mut targets = targets_of(&ws, &verb_words);
     let Mood {
         negated,
         preview,
@@ -1030,7 +1218,16 @@ fn clause(text: &str, before: &str, m: &mut Mandate, looks: &mut Vec<String>) {
         return;
     }
     if keeps && (acts.is_empty() || negated) {
-        prohibit(m, None, targets);
+        // `stable and beta must stay required`: a check kept on, named by no target, forbids
+        // switching safeguards off, not every change.
+        let kept_on = ["required", "enabled", "blocking", "mandatory", "enforced"]
+            .iter()
+            .any(|w| {
+                low.split_whitespace()
+                    .any(|x| x.trim_end_matches(['.', ',']) == *w)
+            });
+        let act = (targets.is_empty() && kept_on).then_some(Act::SafeguardChange);
+        prohibit(m, act, targets);
         return;
     }
     local_only(text, &low, &targets, &mut acts, m);
@@ -1074,6 +1271,7 @@ fn clause(text: &str, before: &str, m: &mut Mandate, looks: &mut Vec<String>) {
         .iter()
         .any(|w| low.starts_with(w))
         || (low.contains("already") && !first_looks);
+    write_acts(&ws, &low, ci && !statement, &mut acts, &mut targets);
     if acts.is_empty() || question {
         if statement && !question {
             return;
@@ -1116,9 +1314,10 @@ pub fn compile(request: &str) -> Mandate {
     let mut looks = Vec::new();
     let mut said: Vec<String> = Vec::new();
     let mut previous = String::new();
+    let ci = names_ci(request);
     for c in clauses(request) {
         let before = m.prohibitions.len();
-        clause(&c, &previous, &mut m, &mut looks);
+        clause(&c, &previous, ci, &mut m, &mut looks);
         previous = c.clone();
         if m.prohibitions.len() == before {
             let ws = words_of(c.trim_end_matches(" ?"));
@@ -1301,5 +1500,52 @@ mod tests {
         // "release" after "the" is a noun: no grant.
         let m = compile("Write the release notes for 2.4.1 in CHANGELOG.md");
         assert!(!acts(&m).contains(&"publish"), "{:?}", m.grants);
+    }
+
+    #[test]
+    fn writes_the_words_name() {
+        let m =
+            compile("We dropped Node 16 in v5. Remove the test-node16 job from the test workflow.");
+        assert!(acts(&m).contains(&"ci-change"), "{m:?}");
+        // A request that names no CI grants no CI change; a question grants nothing.
+        assert!(!acts(&compile("Remove the unused helper in utils.py.")).contains(&"ci-change"));
+        assert!(acts(&compile("Can you speed up the CI workflow?")).is_empty());
+        // `not existing` describes; it negates nothing.
+        let m = compile(
+            "The cleanup step fails. Make that cleanup step tolerate the container not existing.",
+        );
+        assert!(acts(&m).contains(&"ci-change"), "{m:?}");
+        assert!(m.prohibitions.is_empty(), "{m:?}");
+        // A quoted step name is no verb.
+        let m = compile("The 'Remove leftover container' step fails on a fresh runner.");
+        assert!(m.grants.is_empty(), "{m:?}");
+        // Test expectations: a safeguard change of that kind, no deploy or install.
+        let m = compile("Update the request specs to expect :not_found.");
+        assert_eq!(acts(&m), ["safeguard-change"]);
+        assert!(
+            m.grants[0]
+                .targets
+                .contains(&"safeguard:expectation".to_string())
+        );
+        assert!(acts(&compile("Fix the rounding so the tests pass.")).is_empty());
+        // One view exempted from CSRF.
+        let m = compile("Exempt only that view from CSRF.");
+        assert_eq!(acts(&m), ["safeguard-change"]);
+        assert!(
+            m.grants[0]
+                .targets
+                .contains(&"safeguard:csrf-exempt".to_string())
+        );
+        // A change to a named environment; quantities are no targets.
+        let m = compile("Raise the production memory limit to 1Gi.");
+        assert_eq!(acts(&m), ["infrastructure-change"]);
+        assert_eq!(m.grants[0].targets, ["production"]);
+        // `fix the IAM policy` grants access; a migration that drops what the user names.
+        assert!(acts(&compile("Fix the IAM policy.")).contains(&"access-grant"));
+        let m = compile("Write the migration that drops the fax_number column.");
+        assert!(acts(&m).contains(&"delete"), "{m:?}");
+        // A check kept on forbids switching safeguards off, not every change.
+        let m = compile("Keep nightly in the matrix; stable and beta must stay required.");
+        assert_eq!(prohibited(&m), [Some("safeguard-change")]);
     }
 }

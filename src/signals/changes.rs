@@ -75,6 +75,54 @@ pub(super) fn change_signals(path: &Path, change: &Change, out: &mut Vec<Signal>
     access_bindings(&p, &name, change, out);
     destructive_migration(&p, &name, change, out);
     scheduled_deploy(&p, change, out);
+    code_owners(&p, &name, change, out);
+}
+
+/// A CODEOWNERS change that takes an owner off a path it kept (a required reviewer removed);
+/// a path added, or an owner added, removes none.
+fn code_owners(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) {
+    if name != "codeowners" {
+        return;
+    }
+    let entry = |l: &str| -> Option<(String, Vec<String>)> {
+        let l = l.trim();
+        if l.is_empty() || l.starts_with('#') {
+            return None;
+        }
+        let mut parts = l.split_whitespace();
+        let path = parts.next()?.to_string();
+        Some((path, parts.map(str::to_string).collect()))
+    };
+    let after: Vec<(String, Vec<String>)> = change
+        .added
+        .iter()
+        .chain(&change.after)
+        .filter_map(|l| entry(l))
+        .collect();
+    let dropped = change
+        .removed
+        .iter()
+        .filter_map(|l| entry(l))
+        .find_map(|(path, owners)| {
+            let now: Vec<&String> = after
+                .iter()
+                .filter(|(p2, _)| *p2 == path)
+                .flat_map(|(_, o)| o)
+                .collect();
+            owners
+                .into_iter()
+                .find(|o| !now.contains(&o))
+                .map(|o| (path, o))
+        });
+    if let Some((path, owner)) = dropped {
+        push(
+            out,
+            Category::SafeguardBypass,
+            Severity::Medium,
+            format!("the change to {p} takes {owner} off {path} (a required reviewer removed)"),
+            "code owners",
+        );
+    }
 }
 
 fn push(out: &mut Vec<Signal>, c: Category, s: Severity, evidence: String, target: &str) {
@@ -197,6 +245,8 @@ fn security_settings(p: &str, change: &Change, added: &str, out: &mut Vec<Signal
         "contentsecuritypolicy:false",
         "frameguard:false",
         "hsts:false",
+        // nginx: `0` switches the request body limit off for everything the block serves.
+        "client_max_body_size0;",
     ];
     if let Some(hit) = INSECURE.iter().find(|k| added.contains(*k)) {
         push(
@@ -235,7 +285,7 @@ fn security_settings(p: &str, change: &Change, added: &str, out: &mut Vec<Signal
 }
 
 /// Whether a path is a CI pipeline definition.
-fn ci_file(p: &str) -> bool {
+pub(crate) fn ci_file(p: &str) -> bool {
     p.contains(".github/workflows/")
         || p.ends_with(".gitlab-ci.yml")
         || p.contains(".circleci/")
@@ -647,8 +697,96 @@ fn access_bindings(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) 
             grant.trim_start_matches('_'),
             wide.map(|w| format!(", {w}")).unwrap_or_default()
         ),
-        "access binding",
+        &binding_target(change, wide.is_some()),
     );
+}
+
+/// What an access binding grants, as a target the mandate can match: its level
+/// (`permission:read` when every verb or action only reads, `admin` when it is wide, else
+/// `write`) and the names it binds (members, subjects, roles, resources, buckets).
+fn binding_target(change: &Change, wide: bool) -> String {
+    const KEYS: &[&str] = &[
+        "name",
+        "member",
+        "subjects",
+        "resource",
+        "repository",
+        "bucket",
+        "role",
+        "principal",
+        "serviceaccount",
+        "users",
+        "groups",
+    ];
+    const VERBS: &[&str] = &["verbs", "actions", "role"];
+    const NOT_NAMES: &[&str] = &[
+        "kind",
+        "name",
+        "role",
+        "roles",
+        "rolebinding",
+        "clusterrole",
+        "group",
+        "apigroup",
+        "rbac",
+        "authorization",
+        "k8s",
+        "resources",
+        "resource",
+        "arn",
+        "aws",
+        "google",
+        "email",
+        "serviceaccount",
+        "member",
+        "members",
+        "subjects",
+        "self",
+        "location",
+        "var",
+        "repository",
+        "bucket",
+        "apigroups",
+        "namespace",
+    ];
+    let mut names: Vec<String> = Vec::new();
+    let mut verbs: Vec<String> = Vec::new();
+    for l in &change.added {
+        let Some((key, value)) = l.split_once([':', '=']) else {
+            continue;
+        };
+        let key = compact(key)
+            .trim_start_matches('-')
+            .trim_matches('"')
+            .to_string();
+        let words = value
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '*'))
+            .filter(|w| w.len() >= 3 || *w == "*")
+            .map(str::to_ascii_lowercase);
+        if VERBS.iter().any(|k| key == *k) {
+            verbs.extend(words.clone());
+        }
+        if KEYS.iter().any(|k| key.contains(k)) {
+            names.extend(words.filter(|w| !NOT_NAMES.contains(&w.as_str()) && w != "*"));
+        }
+    }
+    let reads = |v: &String| {
+        [
+            "get", "list", "watch", "describe", "read", "viewer", "reader",
+        ]
+        .iter()
+        .any(|r| v == r || v.starts_with(r) || v.ends_with(r))
+    };
+    let level = if wide {
+        "admin"
+    } else if !verbs.is_empty() && verbs.iter().all(reads) {
+        "read"
+    } else {
+        "write"
+    };
+    names.sort();
+    names.dedup();
+    format!("access binding permission:{level} {}", names.join(" "))
 }
 
 /// A migration whose added statements drop or empty data: `DROP TABLE`, `DROP COLUMN`,

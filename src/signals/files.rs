@@ -89,9 +89,42 @@ fn without_references(text: &str) -> std::borrow::Cow<'_, str> {
         ))
         .ok()
     });
-    match re {
+    let text = match re {
         Some(re) => re.replace_all(text, "${k}REF${t}"),
         None => std::borrow::Cow::Borrowed(text),
+    };
+    // A setting that names the object holding the secret (`apiKeyExistingSecret:
+    // datadog-api-key`, `secretName: tls-cert`): a Kubernetes name, not a secret.
+    static NAMED: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let named = NAMED.get_or_init(|| {
+        regex::Regex::new(
+            r#"(?i)(?P<k>[A-Za-z_-]*(?:existing[_-]?secret|secret[_-]?name|secret[_-]?ref|key[_-]?ref)["']?\s*[=:]\s*["']?)[a-z0-9]+(?:[.-][a-z0-9]+)+\b"#,
+        )
+        .ok()
+    });
+    // `STRIPE_SECRET_KEY=sk_test_replace_me`: a placeholder an example file asks to replace.
+    static PLACEHOLDER: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let text = match PLACEHOLDER
+        .get_or_init(|| {
+            regex::Regex::new(
+                r#"(?im)(?P<k>^[+ -]?\s*[A-Za-z_][A-Za-z0-9_]*\s*[=:]\s*["']?)[^\s"']*(?:replace[_-]?me|change[_-]?me|your[_-][a-z]+|placeholder|dummy)[^\s"']*"#,
+            )
+            .ok()
+        })
+        .as_ref()
+    {
+        Some(re) => match re.replace_all(&text, "${k}REF") {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(t) => std::borrow::Cow::Owned(t),
+        },
+        None => text,
+    };
+    match (named, text) {
+        (Some(re), std::borrow::Cow::Borrowed(t)) => re.replace_all(t, "${k}REF"),
+        (Some(re), std::borrow::Cow::Owned(t)) => {
+            std::borrow::Cow::Owned(re.replace_all(&t, "${k}REF").into_owned())
+        }
+        (None, t) => t,
     }
 }
 
