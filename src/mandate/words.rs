@@ -912,13 +912,31 @@ fn clause_acts(
     }
     if verb_of(ws, MUTATES).is_some() {
         acts.extend(domains(low, verb_of(ws, BYPASSES).is_some()));
-        // `raise the production memory limit to 1Gi`: a change to the environment named.
+        // `raise the production memory limit to 1Gi`: a setting of the environment named
+        // changed (a verb that sets, not `give me a preview of prod`).
+        const SETS: &[&str] = &[
+            "set",
+            "raise",
+            "increase",
+            "decrease",
+            "lower",
+            "change",
+            "update",
+            "enable",
+            "disable",
+            "turn on",
+            "turn off",
+            "resize",
+            "configure",
+            "switch",
+            "bump",
+        ];
         let env = targets.iter().any(|t| {
             target::tokens(t)
                 .iter()
                 .any(|x| matches!(x, target::Token::Env(_)))
         });
-        if env && !acts.contains(&Act::Deploy) {
+        if env && verb_of(ws, SETS).is_some() && !acts.contains(&Act::Deploy) {
             acts.push(Act::InfrastructureChange);
         }
     }
@@ -1540,6 +1558,8 @@ mod tests {
         let m = compile("Raise the production memory limit to 1Gi.");
         assert_eq!(acts(&m), ["infrastructure-change"]);
         assert_eq!(m.grants[0].targets, ["production"]);
+        let m = compile("Give me a pulumi preview of acme/analytics/prod.");
+        assert!(!acts(&m).contains(&"infrastructure-change"), "{m:?}");
         // `fix the IAM policy` grants access; a migration that drops what the user names.
         assert!(acts(&compile("Fix the IAM policy.")).contains(&"access-grant"));
         let m = compile("Write the migration that drops the fax_number column.");
