@@ -221,6 +221,25 @@ fn permission_kinds_map_to_actions() {
             .kind(),
         "fetch"
     );
+    // An edit carries OpenCode's diff, so its change is judged, not the file.
+    let diff = "--- a/ci.yml\n+++ b/ci.yml\n-  timeout-minutes: 30\n+  timeout-minutes: 60\n";
+    assert_eq!(
+        actions(
+            &p(
+                "edit",
+                &["/w/.github/workflows/ci.yml"],
+                json!({"filepath": "/w/.github/workflows/ci.yml", "diff": diff})
+            ),
+            Some("/w")
+        )
+        .expect("maps")[0],
+        guardian::Action::Write {
+            path: "/w/.github/workflows/ci.yml".into(),
+            cwd: Some("/w".into()),
+            content: None,
+            diff: Some(diff.into()),
+        }
+    );
     assert!(actions(&p("doom_loop", &["x"], json!({})), None).is_err());
     assert!(actions(&p("mystery", &["x"], json!({})), None).is_err());
 }
