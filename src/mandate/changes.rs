@@ -114,7 +114,15 @@ fn versionish(v: &str) -> bool {
 
 /// The package and version a manifest line names, if it is a dependency line.
 fn dependency(kind: Manifest, line: &str) -> Option<(String, String)> {
-    let l = line.trim().trim_end_matches(',');
+    let l = line.trim();
+    // A trailing comment (`// indirect`, `# pinned for CVE-…`) says nothing of the version.
+    let l = l.split(" //").next().unwrap_or(l);
+    let l = l
+        .split(" #")
+        .next()
+        .unwrap_or(l)
+        .trim()
+        .trim_end_matches(',');
     let clean = |v: &str| {
         v.trim()
             .trim_matches(['"', '\''])
@@ -182,7 +190,22 @@ fn structural(line: &str) -> bool {
 /// dependency installs nothing, and is no reason to give up).
 fn installs(path: &str, kind: Manifest, ls: &[(char, &str)]) -> Vec<Done> {
     let mut out = Vec::new();
-    for (mark, l) in ls.iter().filter(|(m, l)| *m != ' ' && !structural(l)) {
+    // Go's `// indirect` requirements move with the direct ones: a new version of one already
+    // required is the bump's, not an act of its own (a new module still is).
+    let removed: Vec<String> = ls
+        .iter()
+        .filter(|(m, _)| *m == '-')
+        .filter_map(|(_, l)| dependency(kind, l).map(|(n, _)| n))
+        .collect();
+    let moved_along = |l: &str| {
+        kind == Manifest::GoMod
+            && l.contains("// indirect")
+            && dependency(kind, l).is_some_and(|(n, _)| removed.contains(&n))
+    };
+    for (mark, l) in ls
+        .iter()
+        .filter(|(m, l)| *m != ' ' && !structural(l) && !moved_along(l))
+    {
         match (dependency(kind, l), mark) {
             (Some((name, version)), '+') => out.push(Done {
                 act: Act::Install,
@@ -246,6 +269,11 @@ mod tests {
         // A git source, a script or anything else changed: no act (review decides).
         let git = "@@ -1,2 +1,2 @@\n-serde_json = \"1.0.114\"\n+serde_json = { git = \"https://github.com/x/json\" }\n";
         assert!(of_write("/w/Cargo.toml", None, Some(git)).is_empty());
+        let gomod = "@@ -1,4 +1,4 @@\n-\tgolang.org/x/net v0.19.0\n+\tgolang.org/x/net v0.23.0\n-\tgolang.org/x/sys v0.15.0 // indirect\n+\tgolang.org/x/sys v0.18.0 // indirect\n";
+        assert_eq!(
+            targets(&of_write("/w/go.mod", None, Some(gomod))),
+            [vec!["golang.org/x/net", "0.23.0"]]
+        );
         let script = "@@ -1,2 +1,3 @@\n   \"scripts\": {\n+    \"prepare\": \"husky\",\n";
         assert!(of_write("/w/package.json", None, Some(script)).is_empty());
     }

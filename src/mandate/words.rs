@@ -192,6 +192,7 @@ const DOMAINS: &[(&str, Act)] = &[
     ("role", Act::AccessGrant),
     ("member", Act::AccessGrant),
     ("iam", Act::AccessGrant),
+    ("rbac", Act::AccessGrant),
     ("protection", Act::SafeguardChange),
     ("ruleset", Act::SafeguardChange),
     ("check", Act::SafeguardChange),
@@ -892,6 +893,16 @@ fn clause_acts(
     if let Some(i) = verb_of(ws, RUNS) {
         acts.extend(nouns(&ws[i + 1..]));
     }
+    // `add sidekiq ~> 7.2`: an install of the version named (`add an HTTP client gem` leaves
+    // the package to the agent, and grants nothing).
+    let version = targets.iter().any(|t| {
+        target::tokens(t)
+            .iter()
+            .any(|x| matches!(x, target::Token::Version(_)))
+    });
+    if verb_of(ws, &["add"]).is_some() && version {
+        acts.push(Act::Install);
+    }
     // `fix the IAM policy`: access the user names, granted.
     if verb_of(ws, &["fix"]).is_some() && domains(low, false).contains(&Act::AccessGrant) {
         acts.push(Act::AccessGrant);
@@ -1005,6 +1016,30 @@ fn without_described_states(low: &str) -> String {
         .join(" ")
 }
 
+/// The clause without deadlines and names of days (`ahead of the Black Friday load test`,
+/// `before Friday`, `by tomorrow`): a time the work must be done by defers nothing.
+fn without_deadlines(low: &str) -> String {
+    let low = low.replace("black friday", "");
+    let words: Vec<&str> = low.split_whitespace().collect();
+    let mut out = Vec::new();
+    let mut skip = 0usize;
+    for (i, w) in words.iter().enumerate() {
+        if skip > 0 {
+            skip -= 1;
+            continue;
+        }
+        let by = matches!(*w, "before" | "by") && (i == 0 || words[i - 1] != "not");
+        let ahead = *w == "ahead" && words.get(i + 1) == Some(&"of");
+        if by || ahead {
+            // The deadline's words: up to the next four.
+            skip = 4;
+            continue;
+        }
+        out.push(*w);
+    }
+    out.join(" ")
+}
+
 /// The mood of a clause's lowercased words.
 fn mood(low: &str) -> Mood {
     // `after … is approved`, `once QA signs off`: a person decides first.
@@ -1026,7 +1061,7 @@ fn mood(low: &str) -> Mood {
         .any(|w| low.contains(w));
     let unnegated = without_described_states(low);
     let negated = contains_any(&unnegated, NEGATIONS).is_some()
-        || contains_any(low, DEFERRALS).is_some()
+        || contains_any(&without_deadlines(low), DEFERRALS).is_some()
         || gated;
     // `… it would remove`, `… so we can see what it would change`: a preview (`would you` asks).
     let preview = contains_any(low, PREVIEWS).is_some()
@@ -1558,6 +1593,8 @@ mod tests {
         let m = compile("Raise the production memory limit to 1Gi.");
         assert_eq!(acts(&m), ["infrastructure-change"]);
         assert_eq!(m.grants[0].targets, ["production"]);
+        assert!(acts(&compile("Add sidekiq ~> 7.2 for background jobs.")).contains(&"install"));
+        assert!(acts(&compile("Add an HTTP client gem for the webhook sender.")).is_empty());
         let m = compile("Give me a pulumi preview of acme/analytics/prod.");
         assert!(!acts(&m).contains(&"infrastructure-change"), "{m:?}");
         // `fix the IAM policy` grants access; a migration that drops what the user names.

@@ -76,6 +76,80 @@ pub(super) fn change_signals(path: &Path, change: &Change, out: &mut Vec<Signal>
     destructive_migration(&p, &name, change, out);
     scheduled_deploy(&p, change, out);
     code_owners(&p, &name, change, out);
+    branch_protection(&p, change, out);
+    dependency_sources(&p, &name, change, out);
+}
+
+/// Branch protection weakened in infrastructure code (Terraform's `github_branch_protection`,
+/// a ruleset): admins no longer bound, code-owner reviews off, fewer approvals required, force
+/// pushes or deletions allowed.
+fn branch_protection(p: &str, change: &Change, out: &mut Vec<Signal>) {
+    let added = compact(&change.added_text());
+    let removed = compact(&change.removed.join("\n"));
+    let count = |text: &str| -> Option<u32> {
+        let i = text.find("required_approving_review_count=")?;
+        text[i + 32..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .ok()
+    };
+    let fewer = matches!((count(&removed), count(&added)), (Some(b), Some(a)) if a < b);
+    const OFF: &[&str] = &[
+        "enforce_admins=false",
+        "require_code_owner_reviews=false",
+        "allows_force_pushes=true",
+        "allows_deletions=true",
+        "required_linear_history=false",
+        "require_signed_commits=false",
+    ];
+    let hit = OFF
+        .iter()
+        .find(|k| added.contains(*k))
+        .copied()
+        .or(fewer.then_some("required_approving_review_count lowered"));
+    if let Some(hit) = hit {
+        push(
+            out,
+            Category::SafeguardBypass,
+            Severity::High,
+            format!("the change to {p} weakens branch protection (`{hit}`)"),
+            "branch protection",
+        );
+    }
+}
+
+/// A dependency pointed at a git repository or a URL instead of its registry (`tokio = { git =
+/// \"https://github.com/…\" }`, `"x": "github:owner/x"`, `pkg @ git+https://…`): code from
+/// outside the index the lockfile trusts.
+fn dependency_sources(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) {
+    let manifest = matches!(
+        name,
+        "cargo.toml" | "package.json" | "pyproject.toml" | "gemfile" | "go.mod"
+    ) || (name.starts_with("requirements") && name.ends_with(".txt"));
+    if !manifest {
+        return;
+    }
+    let hit = change.added.iter().map(|l| l.trim()).find(|l| {
+        let c = compact(l);
+        c.contains("git=\"")
+            || c.contains("git+")
+            || c.contains(":\"github:")
+            || c.contains(":\"git://")
+            || c.contains("git:'")
+            || c.contains("github:'")
+            || (c.contains("@https://") && !c.starts_with('#'))
+    });
+    if let Some(line) = hit {
+        push(
+            out,
+            Category::SupplyChain,
+            Severity::High,
+            format!("the change to {p} takes a dependency from a git repository or URL (`{line}`)"),
+            "git dependency",
+        );
+    }
 }
 
 /// A CODEOWNERS change that takes an owner off a path it kept (a required reviewer removed);
@@ -165,7 +239,17 @@ fn cors_opened(p: &str, added: &str, out: &mut Vec<Signal>) {
         "allowed_origins:[\"*\"]",
         "allowed_origins=[\"*\"]",
     ];
-    if let Some(hit) = CORS_ANY.iter().find(|k| added.contains(*k)) {
+    // `origin: (origin, callback) => callback(null, true)`: every origin reflected.
+    let reflected = added.contains("origin")
+        && ["callback(null,true)", "cb(null,true)"]
+            .iter()
+            .any(|k| added.contains(k));
+    let hit = CORS_ANY
+        .iter()
+        .find(|k| added.contains(*k))
+        .copied()
+        .or(reflected.then_some("every origin reflected"));
+    if let Some(hit) = hit {
         let with_credentials = added.contains("credentials:true")
             || added.contains("allow_credentials=true")
             || added.contains("cors_allow_credentials=true")
@@ -209,10 +293,11 @@ fn csrf_off(p: &str, change: &Change, added: &str, out: &mut Vec<Signal>) {
         .removed
         .iter()
         .any(|l| l.contains("CsrfViewMiddleware") || l.contains("csurf("))
-        && !change
-            .added
-            .iter()
-            .any(|l| l.contains("CsrfViewMiddleware") || l.contains("csurf("));
+        && !change.added.iter().any(|l| {
+            // A comment that names the middleware (`# CsrfViewMiddleware disabled`) keeps none.
+            let code = !l.trim_start().starts_with(['#', '/', '*', '-']);
+            code && (l.contains("CsrfViewMiddleware") || l.contains("csurf("))
+        });
     if let Some(hit) = CSRF_OFF.iter().find(|k| added.contains(*k)) {
         push(
             out,
@@ -423,10 +508,13 @@ fn test_expectation_changed(p: &str, name: &str, change: &Change, out: &mut Vec<
 /// A row of a table-driven test: a struct or tuple literal naming what it expects.
 fn table_case(line: &str) -> bool {
     let l = line.to_ascii_lowercase();
+    // A positional row (`{"1h30m", 90 * time.minute},`): an input and what it gives.
+    let positional = l.ends_with("},") && l.matches(',').count() >= 2;
     l.starts_with('{')
-        && ["want", "expect", "err:", "error:"]
-            .iter()
-            .any(|w| l.contains(w))
+        && (positional
+            || ["want", "expect", "err:", "error:"]
+                .iter()
+                .any(|w| l.contains(w)))
 }
 
 /// Actions and hook repositories people use, whose look-alikes are how a malicious one gets in.
@@ -454,6 +542,7 @@ const KNOWN_SOURCES: &[&str] = &[
     "hashicorp/setup-terraform",
     "pre-commit/pre-commit-hooks",
     "psf/black",
+    "psf/black-pre-commit-mirror",
     "pycqa/flake8",
     "pycqa/isort",
     "astral-sh/ruff-pre-commit",
@@ -770,16 +859,40 @@ fn binding_target(change: &Change, wide: bool) -> String {
             names.extend(words.filter(|w| !NOT_NAMES.contains(&w.as_str()) && w != "*"));
         }
     }
-    let reads = |v: &String| {
-        [
-            "get", "list", "watch", "describe", "read", "viewer", "reader",
-        ]
-        .iter()
-        .any(|r| v == r || v.starts_with(r) || v.ends_with(r))
+    // `roles/storage.objectViewer`, `verbs: ["get", "list"]`, `s3:GetObject`: reads;
+    // anything that creates, changes or deletes (or `*`) writes.
+    const READS: &[&str] = &[
+        "get", "list", "watch", "describe", "read", "viewer", "reader",
+    ];
+    const WRITES: &[&str] = &[
+        "create",
+        "update",
+        "patch",
+        "delete",
+        "put",
+        "post",
+        "write",
+        "writer",
+        "editor",
+        "admin",
+        "owner",
+        "push",
+        "upload",
+        "manage",
+        "full",
+        "escalate",
+        "bind",
+        "impersonate",
+    ];
+    let like = |v: &String, list: &[&str]| {
+        list.iter()
+            .any(|r| v == r || v.starts_with(r) || v.ends_with(r))
     };
     let level = if wide {
         "admin"
-    } else if !verbs.is_empty() && verbs.iter().all(reads) {
+    } else if verbs.iter().any(|v| like(v, READS))
+        && !verbs.iter().any(|v| v == "*" || like(v, WRITES))
+    {
         "read"
     } else {
         "write"
@@ -858,6 +971,16 @@ fn dropped_object(line: &str) -> Option<String> {
         "def",
         "self",
     ];
+    // `remove_column :customers, :fax_number`, `op.drop_column('orders', 'notes')`: the table
+    // and the column.
+    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    if let Some(i) = lower
+        .iter()
+        .position(|w| w == "remove_column" || w == "drop_column" || w == "op.drop_column")
+        && let (Some(t), Some(c)) = (words.get(i + 1), words.get(i + 2))
+    {
+        return Some(format!("{t} {c}"));
+    }
     let start = words.iter().position(|w| {
         let l = w.to_ascii_lowercase();
         l == "drop" || l == "truncate" || l == "from" || l.contains("drop_") || l.contains("remove")
@@ -917,7 +1040,8 @@ mod tests {
             ("TRUNCATE TABLE sessions;", "sessions"),
             ("DELETE FROM carts;", "carts"),
             ("    op.drop_table('legacy_audit_log')", "legacy_audit_log"),
-            ("    remove_column :users, :nickname", "users"),
+            ("    remove_column :users, :nickname", "users nickname"),
+            ("    op.drop_column('orders', 'notes')", "orders notes"),
         ] {
             assert_eq!(dropped_object(line).as_deref(), Some(object), "{line}");
         }

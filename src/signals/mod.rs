@@ -125,8 +125,24 @@ pub fn detect(
                     (None, None) => {}
                 }
                 change_signals(p, &Change::of(content.as_deref(), d.as_deref()), &mut out);
+                // A secret the file already held (a context or removed line of the diff) is
+                // not this write's: with a diff, only its added lines are read.
+                match d {
+                    Some(diff) => {
+                        let added: Vec<&str> = diff
+                            .lines()
+                            .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+                            .map(|l| &l[1..])
+                            .collect();
+                        secrets_in(&added.join("\n"), "the content written", &mut out);
+                    }
+                    None => {
+                        if let Some(text) = content {
+                            secrets_in(text, "the content written", &mut out);
+                        }
+                    }
+                }
                 for text in [content, d].into_iter().flatten() {
-                    secrets_in(text, "the content written", &mut out);
                     download_exec_in(text, "the content written", &mut out);
                     registry_config_in(p, text, &mut out);
                 }

@@ -857,7 +857,9 @@ pub(super) fn content_safeguards(path: &Path, text: &str, diff: bool, out: &mut 
         "@Disabled",
         "@Ignore",
     ];
-    if test_file && SKIPS.iter().any(|t| added.contains(t)) {
+    // Rust keeps unit tests beside the code: a marker next to `#[test]` skips one.
+    let rust_tests = name.ends_with(".rs") && text.contains("#[test]");
+    if (test_file || rust_tests) && SKIPS.iter().any(|t| added.contains(t)) {
         push("skips a test", "skip", Severity::Medium);
     }
     let coverage_config = name.starts_with("jest.config")
