@@ -180,16 +180,16 @@ fn covers(g: &Grant, it: &Item) -> bool {
     if it.act == Act::CiChange && g.act == Act::CiChange && it.low_risk {
         return !target::conflicts(&gt, &it.tokens);
     }
-    let kind_of = |set: &BTreeSet<Token>, f: fn(&Token) -> bool| -> BTreeSet<Token> {
-        set.iter().filter(|t| f(t)).cloned().collect()
-    };
-    let safeguard = |t: &Token| matches!(t, Token::Safeguard(_));
-    let level = |t: &Token| matches!(t, Token::Level(_));
-    let gs = kind_of(&gt, safeguard);
-    if !gs.is_empty() && gs.is_disjoint(&kind_of(&it.tokens, safeguard)) {
+    let mut safeguards = gt
+        .iter()
+        .filter(|t| matches!(t, Token::Safeguard(_)))
+        .peekable();
+    if safeguards.peek().is_some() && !safeguards.any(|t| it.tokens.contains(t)) {
         return false;
     }
-    if it.tokens.contains(&Token::Level("admin".into())) && kind_of(&gt, level).is_empty() {
+    if it.tokens.contains(&Token::Level("admin".into()))
+        && !gt.iter().any(|t| matches!(t, Token::Level(_)))
+    {
         return false;
     }
     same_family(g.act, it.act)
@@ -447,14 +447,18 @@ mod tests {
         }
     }
 
-    fn rule(request: &str, dones: &[Done], signals: &[Signal]) -> &'static str {
-        match authorize(&compile(request), dones, signals, true, &[]) {
+    fn name(r: Ruling) -> &'static str {
+        match r {
             Ruling::Prohibited { .. } => "prohibited",
             Ruling::Elsewhere { .. } => "elsewhere",
             Ruling::Granted { .. } => "granted",
             Ruling::Partly { .. } => "partly",
             Ruling::Unmatched => "unmatched",
         }
+    }
+
+    fn rule(request: &str, dones: &[Done], signals: &[Signal]) -> &'static str {
+        name(authorize(&compile(request), dones, signals, true, &[]))
     }
 
     #[test]
@@ -570,23 +574,18 @@ mod tests {
     /// The ruling on a write of `path` (its acts from the change, its signals given).
     fn on_write(request: &str, path: &str, diff: &str, signals: &[Signal]) -> &'static str {
         let dones = crate::mandate::changes::of_write(path, None, Some(diff));
-        match authorize(
+        let subject = [path.to_string()];
+        name(authorize(
             &compile(request),
             &dones,
             signals,
             true,
-            &[path.to_string()],
-        ) {
-            Ruling::Prohibited { .. } => "prohibited",
-            Ruling::Elsewhere { .. } => "elsewhere",
-            Ruling::Granted { .. } => "granted",
-            Ruling::Partly { .. } => "partly",
-            Ruling::Unmatched => "unmatched",
-        }
+            &subject,
+        ))
     }
 
     #[test]
-    fn writes_the_request_names_are_granted_and_others_are_not() {
+    fn a_ci_change_is_granted_to_a_request_that_asks_for_it() {
         let ci = "/w/.github/workflows/ci.yml";
         let job = "@@ -1,6 +1,3 @@\n jobs:\n   test:\n     runs-on: ubuntu-latest\n-  test-windows:\n-    runs-on: windows-latest\n";
         let runs = [signal(
@@ -618,8 +617,11 @@ mod tests {
             on_write("Make the CI pipeline green.", ci, job, &off),
             "partly"
         );
-        // A test's expectation: granted when the user updates the tests, not when they ask
-        // for the code to be fixed.
+    }
+
+    #[test]
+    fn a_test_expectation_is_granted_only_to_a_request_that_updates_the_tests() {
+        // Granted when the user updates the tests, not when they ask for the code to be fixed.
         let t = "/w/tests/test_users.py";
         let edit =
             "@@ -1,2 +1,2 @@\n-    assert r.status_code == 200\n+    assert r.status_code == 201\n";
@@ -653,7 +655,10 @@ mod tests {
             on_write("Update the tests to expect 201.", t, edit, &skip),
             "unmatched"
         );
-        // An environment overlay: the environment the user named, not another.
+    }
+
+    #[test]
+    fn an_overlay_is_granted_on_the_environment_named() {
         let prod = "/w/overlays/production/resources-patch.yaml";
         let overlay = [signal(
             Category::Production,
@@ -680,8 +685,11 @@ mod tests {
             ),
             "elsewhere"
         );
-        // An access binding: as narrow as asked; a wider level than the one asked for is
-        // access asked for elsewhere (a deny).
+    }
+
+    #[test]
+    fn an_access_binding_is_granted_as_narrow_as_asked() {
+        // A wider level than the one asked for is access asked for elsewhere (a deny).
         let rbac = "/w/k8s/rbac.yaml";
         let bind = |severity, target: &str| {
             [signal(
@@ -728,7 +736,10 @@ mod tests {
             ),
             "elsewhere"
         );
-        // A dependency bump at the version named; another version is not it.
+    }
+
+    #[test]
+    fn a_dependency_bump_is_granted_at_the_version_named() {
         let bump = "@@ -1 +1 @@\n-requests==2.31.0\n+requests==2.32.3\n";
         assert_eq!(
             on_write("Bump requests to 2.32.3.", "/w/requirements.txt", bump, &[]),

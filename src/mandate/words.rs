@@ -880,6 +880,11 @@ fn nouns(ws: &[Word]) -> Vec<Act> {
     out
 }
 
+/// Whether one of the targets has a token of this kind (a version, an environment).
+fn names_a(targets: &[String], kind: fn(&target::Token) -> bool) -> bool {
+    targets.iter().any(|t| target::tokens(t).iter().any(kind))
+}
+
 /// The acts a clause names: its verbs', a run verb's object's, a mutating verb's domain's; a
 /// push with a version or to a registry publishes, a forced one rewrites history.
 fn clause_acts(
@@ -895,11 +900,7 @@ fn clause_acts(
     }
     // `add sidekiq ~> 7.2`: an install of the version named (`add an HTTP client gem` leaves
     // the package to the agent, and grants nothing).
-    let version = targets.iter().any(|t| {
-        target::tokens(t)
-            .iter()
-            .any(|x| matches!(x, target::Token::Version(_)))
-    });
+    let version = names_a(targets, |x| matches!(x, target::Token::Version(_)));
     if verb_of(ws, &["add"]).is_some() && version {
         acts.push(Act::Install);
     }
@@ -942,11 +943,7 @@ fn clause_acts(
             "switch",
             "bump",
         ];
-        let env = targets.iter().any(|t| {
-            target::tokens(t)
-                .iter()
-                .any(|x| matches!(x, target::Token::Env(_)))
-        });
+        let env = names_a(targets, |x| matches!(x, target::Token::Env(_)));
         if env && verb_of(ws, SETS).is_some() && !acts.contains(&Act::Deploy) {
             acts.push(Act::InfrastructureChange);
         }
@@ -964,11 +961,6 @@ fn clause_acts(
         ]
         .iter()
         .any(|r| low.contains(r));
-        let version = targets.iter().any(|t| {
-            target::tokens(t)
-                .iter()
-                .any(|x| matches!(x, target::Token::Version(_)))
-        });
         if registry || version {
             acts.push(Act::Publish);
         }
@@ -1227,6 +1219,36 @@ fn write_acts(ws: &[Word], low: &str, ci: bool, acts: &mut Vec<Act>, targets: &m
     }
 }
 
+/// `deploy to staging instead of production`, `…, not production`: the acts of the clause
+/// before, prohibited on these targets. Without an act before it, `instead of X` forbids nothing
+/// but what it names (`use a plain hyphen instead of the en dash` names no target: no
+/// prohibition).
+fn instead_of(text: &str, targets: &[String], m: &mut Mandate) {
+    let last: Vec<Act> = m
+        .grants
+        .iter()
+        .rev()
+        .take_while(|g| m.grants.last().is_some_and(|l| l.words == g.words))
+        .map(|g| g.act)
+        .collect();
+    if last.is_empty() && !targets.is_empty() {
+        forbid(m, None, targets.to_vec(), text);
+    }
+    for a in last {
+        forbid(m, Some(a), targets.to_vec(), text);
+    }
+}
+
+/// `stable and beta must stay required`: a check kept on.
+fn keeps_a_check_on(ws: &[Word]) -> bool {
+    ws.iter().any(|w| {
+        matches!(
+            w.low.as_str(),
+            "required" | "enabled" | "blocking" | "mandatory" | "enforced"
+        )
+    })
+}
+
 /// What the clause says, read in code. `ci`: the request names a CI pipeline.
 fn clause(text: &str, before: &str, ci: bool, m: &mut Mandate, looks: &mut Vec<String>) {
     let question = text.ends_with(" ?");
@@ -1251,35 +1273,13 @@ fn clause(text: &str, before: &str, ci: bool, m: &mut Mandate, looks: &mut Vec<S
     let prohibit =
         |m: &mut Mandate, act: Option<Act>, targets: Vec<String>| forbid(m, act, targets, text);
     if instead {
-        // `deploy to staging instead of production`, `…, not production`: the acts of the
-        // clause before, on these.
-        let last: Vec<Act> = m
-            .grants
-            .iter()
-            .rev()
-            .take_while(|g| m.grants.last().is_some_and(|l| l.words == g.words))
-            .map(|g| g.act)
-            .collect();
-        // Without an act before it, `instead of X` forbids nothing but what it names (`use a
-        // plain hyphen instead of the en dash` names no target: no prohibition).
-        if last.is_empty() && !targets.is_empty() {
-            prohibit(m, None, targets.clone());
-        }
-        for a in last {
-            prohibit(m, Some(a), targets.clone());
-        }
+        instead_of(text, &targets, m);
         return;
     }
     if keeps && (acts.is_empty() || negated) {
         // `stable and beta must stay required`: a check kept on, named by no target, forbids
         // switching safeguards off, not every change.
-        let kept_on = ["required", "enabled", "blocking", "mandatory", "enforced"]
-            .iter()
-            .any(|w| {
-                low.split_whitespace()
-                    .any(|x| x.trim_end_matches(['.', ',']) == *w)
-            });
-        let act = (targets.is_empty() && kept_on).then_some(Act::SafeguardChange);
+        let act = (targets.is_empty() && keeps_a_check_on(&ws)).then_some(Act::SafeguardChange);
         prohibit(m, act, targets);
         return;
     }

@@ -54,7 +54,7 @@ impl<'a> Change<'a> {
         }
     }
 
-    fn added_text(&self) -> String {
+    pub(super) fn added_text(&self) -> String {
         self.added.join("\n")
     }
 }

@@ -66,10 +66,10 @@ pub(super) fn secrets_in(text: &str, where_: &str, out: &mut Vec<Signal>) {
 
 /// The text with every secret-named setting whose value only refers to a secret held elsewhere
 /// (`password=${DB_PASSWORD}`, `apiKey: process.env.OPENAI_API_KEY`, `os.environ["TOKEN"]`,
-/// `{{ secrets.TOKEN }}`, `secret=@file.txt`) or is a placeholder (`<your-password>`) given a
-/// placeholder value: a
-/// reference is what keeps a secret out of the file, not a secret in it. The audit log's
-/// redaction still hides such values.
+/// `{{ secrets.TOKEN }}`, `secret=@file.txt`), is a placeholder (`<your-password>`,
+/// `sk_test_replace_me`) or names the object holding it (`secretName: tls-cert`) given a
+/// placeholder value: a reference is what keeps a secret out of the file, not a secret in it.
+/// The audit log's redaction still hides such values.
 fn without_references(text: &str) -> std::borrow::Cow<'_, str> {
     static REFERENCE: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
     let re = REFERENCE.get_or_init(|| {
@@ -89,10 +89,6 @@ fn without_references(text: &str) -> std::borrow::Cow<'_, str> {
         ))
         .ok()
     });
-    let text = match re {
-        Some(re) => re.replace_all(text, "${k}REF${t}"),
-        None => std::borrow::Cow::Borrowed(text),
-    };
     // A setting that names the object holding the secret (`apiKeyExistingSecret:
     // datadog-api-key`, `secretName: tls-cert`): a Kubernetes name, not a secret.
     static NAMED: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
@@ -104,26 +100,30 @@ fn without_references(text: &str) -> std::borrow::Cow<'_, str> {
     });
     // `STRIPE_SECRET_KEY=sk_test_replace_me`: a placeholder an example file asks to replace.
     static PLACEHOLDER: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
-    let text = match PLACEHOLDER
-        .get_or_init(|| {
-            regex::Regex::new(
-                r#"(?im)(?P<k>^[+ -]?\s*[A-Za-z_][A-Za-z0-9_]*\s*[=:]\s*["']?)[^\s"']*(?:replace[_-]?me|change[_-]?me|your[_-][a-z]+|placeholder|dummy)[^\s"']*"#,
-            )
-            .ok()
-        })
-        .as_ref()
-    {
-        Some(re) => match re.replace_all(&text, "${k}REF") {
-            std::borrow::Cow::Borrowed(_) => text,
-            std::borrow::Cow::Owned(t) => std::borrow::Cow::Owned(t),
+    let placeholder = PLACEHOLDER.get_or_init(|| {
+        regex::Regex::new(
+            r#"(?im)(?P<k>^[+ -]?\s*[A-Za-z_][A-Za-z0-9_]*\s*[=:]\s*["']?)[^\s"']*(?:replace[_-]?me|change[_-]?me|your[_-][a-z]+|placeholder|dummy)[^\s"']*"#,
+        )
+        .ok()
+    });
+    let text = replaced(std::borrow::Cow::Borrowed(text), re, "${k}REF${t}");
+    let text = replaced(text, placeholder, "${k}REF");
+    replaced(text, named, "${k}REF")
+}
+
+/// `text` with the matches of `re` replaced by `with` (unchanged when the pattern is absent).
+fn replaced<'a>(
+    text: std::borrow::Cow<'a, str>,
+    re: &Option<regex::Regex>,
+    with: &str,
+) -> std::borrow::Cow<'a, str> {
+    use std::borrow::Cow;
+    match (re, text) {
+        (Some(re), Cow::Borrowed(t)) => re.replace_all(t, with),
+        (Some(re), Cow::Owned(t)) => match re.replace_all(&t, with) {
+            Cow::Borrowed(_) => Cow::Owned(t),
+            Cow::Owned(n) => Cow::Owned(n),
         },
-        None => text,
-    };
-    match (named, text) {
-        (Some(re), std::borrow::Cow::Borrowed(t)) => re.replace_all(t, "${k}REF"),
-        (Some(re), std::borrow::Cow::Owned(t)) => {
-            std::borrow::Cow::Owned(re.replace_all(&t, "${k}REF").into_owned())
-        }
         (None, t) => t,
     }
 }

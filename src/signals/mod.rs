@@ -79,6 +79,24 @@ fn home_rel(p: &Path, ctx: &Context) -> String {
     }
 }
 
+/// The signals of what a write of `p` puts in the file: with a diff (the agent's, or the one
+/// from disk) the change is judged, not what the file held before it, and a secret the file
+/// already held (a context or removed line) is not this write's.
+fn written_signals(p: &Path, content: Option<&str>, diff: Option<&str>, out: &mut Vec<Signal>) {
+    match (content, diff) {
+        (_, Some(text)) => content_safeguards(p, text, true, out),
+        (Some(text), None) => content_safeguards(p, text, false, out),
+        (None, None) => {}
+    }
+    let change = Change::of(content, diff);
+    change_signals(p, &change, out);
+    secrets_in(&change.added_text(), "the content written", out);
+    for text in [content, diff].into_iter().flatten() {
+        download_exec_in(text, "the content written", out);
+        registry_config_in(p, text, out);
+    }
+}
+
 /// The signals of a request's action.
 pub fn detect(
     req: &ReviewRequest,
@@ -113,39 +131,8 @@ pub fn detect(
         }
         NormalizedAction::Write(p) => {
             write_signals(p, ctx, &mut out);
-            if let Action::Write {
-                content, diff: d, ..
-            } = &req.action
-            {
-                // With a diff (the agent's, or the one from disk), the change is judged, not
-                // what the file held before it.
-                match (content, d) {
-                    (_, Some(text)) => content_safeguards(p, text, true, &mut out),
-                    (Some(text), None) => content_safeguards(p, text, false, &mut out),
-                    (None, None) => {}
-                }
-                change_signals(p, &Change::of(content.as_deref(), d.as_deref()), &mut out);
-                // A secret the file already held (a context or removed line of the diff) is
-                // not this write's: with a diff, only its added lines are read.
-                match d {
-                    Some(diff) => {
-                        let added: Vec<&str> = diff
-                            .lines()
-                            .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
-                            .map(|l| &l[1..])
-                            .collect();
-                        secrets_in(&added.join("\n"), "the content written", &mut out);
-                    }
-                    None => {
-                        if let Some(text) = content {
-                            secrets_in(text, "the content written", &mut out);
-                        }
-                    }
-                }
-                for text in [content, d].into_iter().flatten() {
-                    download_exec_in(text, "the content written", &mut out);
-                    registry_config_in(p, text, &mut out);
-                }
+            if let Action::Write { content, diff, .. } = &req.action {
+                written_signals(p, content.as_deref(), diff.as_deref(), &mut out);
             }
         }
         NormalizedAction::Fetch { url, host } => {
