@@ -1,6 +1,6 @@
 //! The part of the compile the reviewer model does: the request (and nothing else) under a JSON
 //! schema that allows only the closed list of acts, short targets and short lists
-//! (`prompts/mandate-v1.md`), decoded with the backend's schema constraint and validated here.
+//! (`prompts/mandate-v2.md`), decoded with the backend's schema constraint and validated here.
 
 use serde::Deserialize;
 
@@ -8,10 +8,10 @@ use super::{Act, Grant, Mandate, Prohibition, Source};
 use crate::reviewer::Prompt;
 
 /// The prompt's version id.
-pub const PROMPT_VERSION: &str = "mandate-v1";
+pub const PROMPT_VERSION: &str = "mandate-v2";
 
 /// The system prompt.
-pub const SYSTEM: &str = include_str!("../../prompts/mandate-v1.md");
+pub const SYSTEM: &str = include_str!("../../prompts/mandate-v2.md");
 
 /// Most tokens the model may answer (a mandate is short: four grants, three prohibitions).
 pub const MAX_TOKENS: u32 = 160;
@@ -130,6 +130,21 @@ mod tests {
         let acts = &s["properties"]["grants"]["items"]["properties"]["act"]["enum"];
         assert_eq!(acts.as_array().map(Vec::len), Some(Act::ALL.len()));
         assert_eq!(s["properties"]["prohibitions"]["maxItems"], 3);
+        // The prompt lists every act the schema allows, so the model is told what each is.
+        let listed = SYSTEM
+            .lines()
+            .find(|l| l.starts_with("Acts:"))
+            .expect("the prompt lists the acts");
+        for act in Act::ALL {
+            let word = act.as_str();
+            assert!(
+                listed
+                    .trim_start_matches("Acts:")
+                    .split([',', '.'])
+                    .any(|w| w.trim() == word),
+                "{word} is missing from the prompt's act list"
+            );
+        }
         // The prompt's examples answer in the schema.
         for line in SYSTEM.lines().filter(|l| l.starts_with('{')) {
             let v: serde_json::Value = serde_json::from_str(line).expect("an example is JSON");
