@@ -17,6 +17,7 @@ pub mod config;
 pub mod decision;
 pub mod eval;
 pub mod flock;
+pub mod http_error;
 pub mod integrations;
 pub mod labels;
 pub mod mandate;

@@ -254,14 +254,7 @@ async fn gate_layer(State(gate): State<Arc<Gate>>, req: Request, next: Next) -> 
     }
 }
 
-/// A JSON error body: `{"error": {"field": …, "message": …}}`.
-pub fn error_response(status: StatusCode, field: &str, message: &str) -> Response {
-    (
-        status,
-        Json(json!({"error": {"field": field, "message": message}})),
-    )
-        .into_response()
-}
+pub use crate::http_error::error_response;
 
 /// A JSON endpoint's request, decoded by `from_json`, or the error answer: 413 naming
 /// `server.max_body_bytes`, 400 naming the bad field.

@@ -28,6 +28,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
+use crate::http_error::error_response;
 use crate::labels::{Label, Verdict};
 
 /// The page's strict Content-Security-Policy: its own script and stylesheet, nothing inline,
@@ -349,15 +350,6 @@ async fn login(
         resp.headers_mut().insert(header::SET_COOKIE, v);
     }
     resp
-}
-
-/// A JSON error body, as the API's: `{"error": {"field": …, "message": …}}`.
-fn error_response(status: StatusCode, field: &str, message: &str) -> Response {
-    (
-        status,
-        axum::Json(serde_json::json!({"error": {"field": field, "message": message}})),
-    )
-        .into_response()
 }
 
 async fn app_js() -> Response {

@@ -6,14 +6,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use http_body_util::BodyExt;
+use axum::http::StatusCode;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tower::ServiceExt;
 
 const TOKEN: &str = "s3cret-token-for-ci";
 
@@ -46,21 +43,13 @@ async fn send(
     auth: Option<&str>,
     body: &str,
 ) -> (StatusCode, axum::http::HeaderMap, Value) {
-    let mut req = Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("content-type", "application/json");
-    if let Some(t) = auth {
-        req = req.header("authorization", format!("Bearer {t}"));
+    let bearer = auth.map(|t| format!("Bearer {t}"));
+    let mut headers = vec![("content-type", "application/json")];
+    if let Some(b) = &bearer {
+        headers.push(("authorization", b));
     }
-    let resp = router
-        .clone()
-        .oneshot(req.body(Body::from(body.to_string())).expect("request"))
-        .await
-        .expect("answer");
-    let status = resp.status();
-    let headers = resp.headers().clone();
-    let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+    let (status, headers, bytes) =
+        crate::common::send(router, method, uri, &headers, body.to_string()).await;
     let v = serde_json::from_slice(&bytes)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
     (status, headers, v)

@@ -4,12 +4,9 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
-use axum::http::{HeaderMap, Request, StatusCode};
-use http_body_util::BodyExt;
+use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use tower::ServiceExt;
 
 use crate::common::guardian_in;
 
@@ -33,18 +30,8 @@ async fn send(
     headers: &[(&str, &str)],
     body: &str,
 ) -> (StatusCode, HeaderMap, String) {
-    let mut req = Request::builder().method(method).uri(uri);
-    for (k, v) in headers {
-        req = req.header(*k, *v);
-    }
-    let resp = router
-        .clone()
-        .oneshot(req.body(Body::from(body.to_string())).expect("request"))
-        .await
-        .expect("answer");
-    let status = resp.status();
-    let headers = resp.headers().clone();
-    let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+    let (status, headers, bytes) =
+        crate::common::send(router, method, uri, headers, body.to_string()).await;
     (
         status,
         headers,

@@ -13,6 +13,29 @@ use tower::ServiceExt;
 
 use guardian::{Config, Guardian};
 
+/// Sends one request through a router: the answer's status, headers and body.
+pub async fn send(
+    router: &axum::Router,
+    method: &str,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: impl Into<Body>,
+) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
+    let mut req = Request::builder().method(method).uri(uri);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let resp = router
+        .clone()
+        .oneshot(req.body(body.into()).expect("request builds"))
+        .await
+        .expect("router answers");
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+    (status, headers, bytes.to_vec())
+}
+
 /// A guardian under test and the files it uses.
 pub struct Harness {
     pub guardian: Arc<Guardian>,
@@ -69,15 +92,9 @@ impl Harness {
         body: Option<Vec<u8>>,
     ) -> (StatusCode, Value) {
         let router = guardian::server::router(self.guardian.clone());
-        let req = Request::builder()
-            .method(method)
-            .uri(uri)
-            .header("content-type", "application/json")
-            .body(body.map(Body::from).unwrap_or_else(Body::empty))
-            .expect("request builds");
-        let resp = router.oneshot(req).await.expect("router answers");
-        let status = resp.status();
-        let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+        let headers = [("content-type", "application/json")];
+        let (status, _, bytes) =
+            send(&router, method, uri, &headers, body.unwrap_or_default()).await;
         let value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         (status, value)
     }
