@@ -18,6 +18,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("redact", 0),
     ("metrics", 0),
     ("transport", 0),
+    ("http_error", 0),
     ("request", 0),
     ("verdict", 1),
     ("labels", 2),
