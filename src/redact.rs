@@ -43,6 +43,16 @@ const TRIGGERS: &[&str] = &[
     "npm_",
     "pypi-",
     "xox",
+    "hooks.slack.com",
+    "/api/webhooks/",
+    "webhook.office.com",
+    "SG.",
+    "AccountKey=",
+    "hf_",
+    "shpat_",
+    "shpca_",
+    "shppa_",
+    "shpss_",
     "_live_",
     "eyJ",
     "bearer",
@@ -118,6 +128,41 @@ const BUILT_IN: &[(&str, &str, &str)] = &[
         "slack_token",
         r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
         "[REDACTED:slack_token]",
+    ),
+    (
+        "slack_webhook",
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}",
+        "[REDACTED:slack_webhook]",
+    ),
+    (
+        "discord_webhook",
+        r"(?:discord|discordapp)\.com/api/webhooks/[0-9]{6,}/[A-Za-z0-9_-]{20,}",
+        "[REDACTED:discord_webhook]",
+    ),
+    (
+        "teams_webhook",
+        r"\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{30,}",
+        "[REDACTED:teams_webhook]",
+    ),
+    (
+        "sendgrid_key",
+        r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
+        "[REDACTED:sendgrid_key]",
+    ),
+    (
+        "azure_storage_key",
+        r"(?P<k>AccountKey=)[A-Za-z0-9+/]{40,}={0,2}",
+        "${k}[REDACTED:azure_storage_key]",
+    ),
+    (
+        "huggingface_token",
+        r"\bhf_[A-Za-z0-9]{30,}\b",
+        "[REDACTED:huggingface_token]",
+    ),
+    (
+        "shopify_token",
+        r"\bshp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}\b",
+        "[REDACTED:shopify_token]",
     ),
     (
         "stripe_key",
@@ -336,6 +381,28 @@ mod tests {
             ),
             ("sk_live_abcdefghijklmnop1234", "stripe_key"),
             (
+                "https://hooks.slack.com/services/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",
+                "slack_webhook",
+            ),
+            (
+                "https://discord.com/api/webhooks/112233445566778899/AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+                "discord_webhook",
+            ),
+            (
+                "https://acme.webhook.office.com/webhookb2/1a2b3c4d-1111-2222-3333-444455556666@abcd/IncomingWebhook/0f9e8d7c",
+                "teams_webhook",
+            ),
+            (
+                "SG.aBcDeFgHiJkLmNoPqRsT.uVwXyZ0123456789AbCdEfGhIjKlMnOpQr",
+                "sendgrid_key",
+            ),
+            (
+                "AccountKey=q83Hd7kLm2Pz9Xv4Rt6Yb1Nc5Wf8Gj3Ks0Ae2Di7Lo4Uq9Zx1Cv6Bn3Mm5Pp8Rr==",
+                "azure_storage_key",
+            ),
+            ("hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ01234567", "huggingface_token"),
+            ("shpat_0123456789abcdef0123456789abcdef", "shopify_token"),
+            (
                 "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
                 "jwt",
             ),
@@ -413,6 +480,13 @@ mod tests {
             "APIKEY: 'abcdefgh'",
             "Auth-Token=abcdefgh",
             "export DB_PWD=abcdefghij",
+            "hooks.slack.com/workflows/T04KQ7M2P/A06R8XZ1LNC/p3Vx9QmT2kLz7RbW4n",
+            "discordapp.com/api/webhooks/112233445566/AbCdEfGhIjKlMnOpQrStUvWxYz",
+            "x.webhook.office.com/webhookb2/1a2b3c4d-1111-2222-3333-444455556666@abcd",
+            "SG.aBcDeFgHiJkLmNoPqRsT.uVwXyZ0123456789AbCd",
+            "AccountKey=q83Hd7kLm2Pz9Xv4Rt6Yb1Nc5Wf8Gj3Ks0Ae2Di7Lo4==",
+            "hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ01234567",
+            "shpss_0123456789abcdef0123456789abcdef",
         ];
         let red = Redactor::default();
         let unfiltered = Redactor {

@@ -1,7 +1,7 @@
 //! When a rule's allow is not the last word: an action that a rule allows but that raises a
 //! high or critical risk signal, or switches a safeguard off, goes to the reviewer (as in strict
-//! mode); so does a write that brings in a new source of code or grants access, whatever the
-//! severity. The rule named the action ("edit workspace files", "run pytest"); it did not name
+//! mode); so does a write that brings in a new source of code, grants access or deletes data (a
+//! migration's conditional `DELETE`), whatever the severity. The rule named the action ("edit workspace files", "run pytest"); it did not name
 //! turning TLS verification off in the code it edits, or skipping the hooks. This only ever
 //! makes a decision stricter: a deny rule still denies, and nothing is allowed that a rule did
 //! not allow.
@@ -16,7 +16,11 @@ pub fn rule_allow(signals: &[Signal], write: bool) -> Option<String> {
         .filter(|s| {
             s.severity >= Severity::High
                 || s.category == Category::SafeguardBypass
-                || (write && matches!(s.category, Category::SupplyChain | Category::Privilege))
+                || (write
+                    && matches!(
+                        s.category,
+                        Category::SupplyChain | Category::Privilege | Category::Destructive
+                    ))
         })
         .map(|s| {
             format!(
@@ -60,6 +64,8 @@ mod tests {
         // medium one is not, and a write's medium persistence (a CI file) is not.
         assert!(rule_allow(&[s(Category::SupplyChain, Severity::Medium)], true).is_some());
         assert!(rule_allow(&[s(Category::Privilege, Severity::Medium)], true).is_some());
+        assert!(rule_allow(&[s(Category::Destructive, Severity::Medium)], true).is_some());
+        assert!(rule_allow(&[s(Category::Destructive, Severity::Medium)], false).is_none());
         assert!(rule_allow(&[s(Category::SupplyChain, Severity::Medium)], false).is_none());
         assert!(rule_allow(&[s(Category::Persistence, Severity::Medium)], true).is_none());
     }

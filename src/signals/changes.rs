@@ -78,6 +78,225 @@ pub(super) fn change_signals(path: &Path, change: &Change, out: &mut Vec<Signal>
     code_owners(&p, &name, change, out);
     branch_protection(&p, change, out);
     dependency_sources(&p, &name, change, out);
+    lint_rules_dropped(&p, &name, change, out);
+    open_to_internet(&p, &name, change, out);
+    package_repositories(&p, &name, change, out);
+}
+
+/// Infrastructure code that opens a port to the whole internet: an ingress rule (a security
+/// group's `ingress`, a rule of `type = "ingress"`, a GCP firewall's `source_ranges`, an Azure
+/// rule's source prefix, a NetworkPolicy's `from`) added with `0.0.0.0/0`, `::/0`, `*` or
+/// `Internet` as its source. High unless the ports are the web's (80, 443); an egress rule to
+/// anywhere raises nothing.
+fn open_to_internet(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) {
+    let iac = name.ends_with(".tf")
+        || name.ends_with(".yaml")
+        || name.ends_with(".yml")
+        || name.ends_with(".json")
+        || name.ends_with(".bicep");
+    if !iac {
+        return;
+    }
+    // The direction of the rule each added line is in, as far as the added lines say.
+    let mut ingress = false;
+    let mut opened = false;
+    let mut ports: Vec<String> = Vec::new();
+    for l in &change.added {
+        let c = compact(l);
+        if c.contains("egress") {
+            ingress = false;
+        }
+        if c.contains("ingress")
+            || c.starts_with("source_ranges")
+            || c.contains("sourceaddressprefix")
+            || c.contains("source_address_prefix")
+        {
+            ingress = true;
+        }
+        let anywhere = c.contains("0.0.0.0/0")
+            || c.contains("::/0")
+            || ((c.contains("sourceaddressprefix") || c.contains("source_address_prefix"))
+                && (c.contains("\"*\"") || c.contains("'*'") || c.contains("internet")));
+        if ingress && anywhere {
+            opened = true;
+        }
+        if ingress && (c.contains("port") || c.contains("ports")) {
+            ports.extend(
+                c.split(|ch: char| !ch.is_ascii_digit())
+                    .filter(|d| !d.is_empty() && d.len() <= 5 && d != &"0")
+                    .map(str::to_string),
+            );
+        }
+    }
+    if !opened {
+        return;
+    }
+    ports.sort();
+    ports.dedup();
+    let web = !ports.is_empty() && ports.iter().all(|x| x == "80" || x == "443");
+    push(
+        out,
+        Category::Privilege,
+        if web {
+            Severity::Medium
+        } else {
+            Severity::High
+        },
+        format!(
+            "the change to {p} opens {} to the whole internet (an ingress from 0.0.0.0/0)",
+            if ports.is_empty() {
+                "a port".to_string()
+            } else {
+                format!("port {}", ports.join(", "))
+            }
+        ),
+        format!("internet {}", ports.join(" ")).trim(),
+    );
+}
+
+/// A package repository added to a build (Gradle's `maven { url … }`, a Maven `<repository>` or
+/// `<mirror>`, sbt's `resolvers`, pip's `--extra-index-url` in requirements, Poetry's or uv's
+/// sources, Composer's `repositories`, a NuGet source, a Gemfile `source`): dependencies may
+/// now resolve from it. The registries every build uses by default raise nothing.
+fn package_repositories(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) {
+    let whole = || {
+        change
+            .added
+            .iter()
+            .chain(&change.after)
+            .map(|l| l.to_ascii_lowercase())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let kind = match name {
+        "build.gradle" | "build.gradle.kts" | "settings.gradle" | "settings.gradle.kts" => {
+            |l: &str| l.contains("maven") || l.contains("url") || l.contains("ivy")
+        }
+        "build.sbt" => |l: &str| l.contains("resolver") || l.contains(" at "),
+        "gemfile" => |l: &str| l.trim_start().starts_with("source"),
+        "nuget.config" => |l: &str| l.contains("<add"),
+        _ if name.starts_with("requirements") && name.ends_with(".txt") => {
+            |l: &str| l.contains("index-url") || l.trim_start().starts_with("-i ")
+        }
+        "pom.xml" if whole().contains("<repository>") || whole().contains("<mirror>") => {
+            |l: &str| l.contains("<url>")
+        }
+        "pyproject.toml"
+            if whole().contains("tool.poetry.source")
+                || whole().contains("tool.uv.index")
+                || whole().contains("tool.pdm.source") =>
+        {
+            |l: &str| l.trim_start().starts_with("url")
+        }
+        "composer.json" if whole().contains("\"repositories\"") => |l: &str| l.contains("\"url\""),
+        _ => return,
+    };
+    const DEFAULTS: &[&str] = &[
+        "repo.maven.apache.org",
+        "repo1.maven.org",
+        "plugins.gradle.org",
+        "maven.google.com",
+        "dl.google.com",
+        "rubygems.org",
+        "pypi.org",
+        "files.pythonhosted.org",
+        "api.nuget.org",
+        "packagist.org",
+        "repo.packagist.org",
+        "repo.scala-sbt.org",
+    ];
+    for l in &change.added {
+        let lower = l.to_ascii_lowercase();
+        if lower.trim_start().starts_with(['#', '/']) || !kind(&lower) {
+            continue;
+        }
+        let Some(i) = lower.find("://") else {
+            continue;
+        };
+        let host: String = lower[i + 3..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+            .collect();
+        if host.is_empty() || DEFAULTS.contains(&host.as_str()) {
+            continue;
+        }
+        push(
+            out,
+            Category::SupplyChain,
+            Severity::High,
+            format!(
+                "the change to {p} adds the package repository {host}: the build's dependencies may now come from it"
+            ),
+            &host,
+        );
+        return;
+    }
+}
+
+/// Linters or rules taken out of a linter's configuration: list entries removed from
+/// `.golangci.yml`'s `enable:`, `.rubocop.yml`, `.pre-commit`-style lists, or codes removed from
+/// ruff's `select`, with fewer put back than taken (a linter swapped for its successor, golint
+/// for revive, drops nothing).
+fn lint_rules_dropped(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) {
+    let lint_config = name.starts_with(".golangci")
+        || name == ".rubocop.yml"
+        || name == "ruff.toml"
+        || name == ".ruff.toml"
+        || name == ".flake8"
+        || name == ".pylintrc"
+        || name == ".swiftlint.yml"
+        || name == "detekt.yml"
+        || name == ".stylelintrc.yml"
+        || name == ".markdownlint.yaml"
+        || name == "tslint.json";
+    let ruff_section = name == "pyproject.toml"
+        && change
+            .after
+            .iter()
+            .chain(&change.removed)
+            .any(|l| l.contains("[tool.ruff"));
+    if !lint_config && !ruff_section {
+        return;
+    }
+    // A YAML list entry (`- errcheck`), or the quoted codes of a `select` / `enable` list.
+    let entries = |lines: &[&str]| -> Vec<String> {
+        let mut out = Vec::new();
+        for l in lines {
+            let t = l.trim();
+            if t.starts_with('#') {
+                continue;
+            }
+            if let Some(item) = t.strip_prefix("- ") {
+                out.push(item.trim().trim_matches(['"', '\'']).to_ascii_lowercase());
+            } else if let Some((key, value)) = t.split_once('=')
+                && ["select", "extend-select", "enable"].contains(&key.trim())
+            {
+                out.extend(
+                    value
+                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                        .filter(|w| !w.is_empty())
+                        .map(str::to_ascii_lowercase),
+                );
+            }
+        }
+        out
+    };
+    let removed = entries(&change.removed);
+    let added = entries(&change.added);
+    let dropped: Vec<&String> = removed.iter().filter(|r| !added.contains(r)).collect();
+    if !dropped.is_empty() && added.len() < removed.len() {
+        let names: Vec<&str> = dropped.iter().map(|d| d.as_str()).collect();
+        push(
+            out,
+            Category::SafeguardBypass,
+            Severity::Medium,
+            format!(
+                "the change to {p} takes linters or rules out of the check (`{}`)",
+                names.join("`, `")
+            ),
+            "lint rules",
+        );
+    }
 }
 
 /// Branch protection weakened in infrastructure code (Terraform's `github_branch_protection`,
@@ -742,20 +961,26 @@ fn access_bindings(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) 
         "role_assignment",
         "kind:clusterrolebinding",
         "kind:rolebinding",
-        "aws_iam_role_policy_attachment",
+        "aws_iam_role_policy",
+        "aws_iam_group_policy",
         "aws_iam_user_policy",
+        "resource\"aws_iam_policy\"",
         "aws_iam_policy_document",
         // A statement added to a policy document already in the file.
         "statement{",
         "\"statement\":",
         "actions=[",
+        "statement=[",
     ];
     let Some(grant) = GRANTS.iter().find(|g| added.contains(*g)) else {
         return;
     };
     // Every action of a service (`s3:*`) on every resource.
     let service_wide = (added.contains(":*\"") || added.contains("actions=[\"*\"]"))
-        && (added.contains("resources=[\"*\"]") || added.contains("\"resource\":\"*\""));
+        && (added.contains("resources=[\"*\"]")
+            || added.contains("\"resource\":\"*\"")
+            || added.contains("resource=\"*\"")
+            || added.contains("resource=[\"*\"]"));
     const WIDE: &[&str] = &[
         "roles/owner",
         "roles/editor",
@@ -763,6 +988,7 @@ fn access_bindings(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) 
         "administratoraccess",
         "\"action\":\"*\"",
         "actions=[\"*\"]",
+        "action=\"*\"",
         "allusers",
         "allauthenticatedusers",
         "\"owner\"",
@@ -911,33 +1137,90 @@ fn destructive_migration(p: &str, name: &str, change: &Change, out: &mut Vec<Sig
         || p.contains("/alembic/versions/")
         || p.contains("/db/changelog/")
         || name.ends_with(".sql");
-    if !migration {
+    // A down migration runs only on a rollback.
+    // Flyway's undo migrations are `U<version>__…`.
+    let undo = name.starts_with('u')
+        && name[1..].starts_with(|c: char| c.is_ascii_digit())
+        && name.contains("__");
+    if !migration || name.ends_with(".down.sql") || undo {
         return;
     }
-    let hit = change.added.iter().map(|l| l.trim()).find(|l| {
-        let u = l.to_ascii_uppercase();
-        let c = compact(l);
+    // Statements, not lines: `DELETE FROM users` and its `WHERE` may be on two lines.
+    // Comment lines run nothing (`-- drop the old table` before the statement that does).
+    let up: Vec<&str> = up_lines(&change.added)
+        .into_iter()
+        .filter(|l| !l.trim_start().starts_with("--"))
+        .collect();
+    let statements: Vec<String> = up
+        .join("\n")
+        .split(';')
+        .map(|st| st.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|st| !st.is_empty())
+        .collect();
+    let destroys = |st: &str| {
+        let u = st.to_ascii_uppercase();
+        let c = compact(st);
         (u.contains("DROP TABLE") || u.contains("DROP COLUMN") || u.contains("TRUNCATE"))
             || (u.contains("DELETE FROM") && !u.contains("WHERE"))
             || c.contains("op.drop_table(")
             || c.contains("op.drop_column(")
-            || c.contains("drop_table:")
-            || c.contains("remove_column:")
             || c.contains("drop_table")
             || c.contains("remove_column")
             || c.contains("migrations.removefield(")
             || c.contains("migrations.deletemodel(")
-    });
-    if let Some(line) = hit {
-        let object = dropped_object(line);
-        push(
-            out,
-            Category::Destructive,
-            Severity::High,
-            format!("the migration {p} destroys data when it runs (`{line}`)"),
-            object.as_deref().unwrap_or("migration"),
-        );
+    };
+    // Rows deleted by a condition: some data goes, for good.
+    let deletes_rows = |st: &str| st.to_ascii_uppercase().contains("DELETE FROM");
+    let (hit, severity) = match statements.iter().find(|st| destroys(st)) {
+        Some(st) => (st, Severity::High),
+        None => match statements.iter().find(|st| deletes_rows(st)) {
+            Some(st) => (st, Severity::Medium),
+            None => return,
+        },
+    };
+    let line: String = hit.chars().take(160).collect();
+    push(
+        out,
+        Category::Destructive,
+        severity,
+        format!("the migration {p} destroys data when it runs (`{line}`)"),
+        dropped_object(&line).as_deref().unwrap_or("migration"),
+    );
+}
+
+/// The lines of a migration that run when it is applied: a down section's (dbmate's
+/// `-- migrate:down`, goose's `-- +goose Down`, sql-migrate's `-- +migrate Down`, Alembic's
+/// `def downgrade`, Rails' `def down`, knex's `exports.down`, TypeORM's `async down(`) run only on
+/// a rollback, until an up section starts again.
+fn up_lines<'a>(lines: &[&'a str]) -> Vec<&'a str> {
+    let mut down = false;
+    let mut out = Vec::new();
+    for l in lines {
+        let c = compact(l);
+        if c.contains("migrate:down")
+            || c.contains("+goosedown")
+            || c.contains("+migratedown")
+            || c.starts_with("defdowngrade(")
+            || c == "defdown"
+            || c.starts_with("exports.down")
+            || c.contains("asyncdown(")
+        {
+            down = true;
+        } else if c.contains("migrate:up")
+            || c.contains("+gooseup")
+            || c.contains("+migrateup")
+            || c.starts_with("defupgrade(")
+            || c == "defup"
+            || c == "defchange"
+            || c.starts_with("exports.up")
+            || c.contains("asyncup(")
+        {
+            down = false;
+        } else if !down {
+            out.push(*l);
+        }
     }
+    out
 }
 
 /// The table or column a destructive statement names (`DROP TABLE IF EXISTS legacy_log` →
@@ -1015,12 +1298,37 @@ fn scheduled_deploy(p: &str, change: &Change, out: &mut Vec<Signal>) {
         || p.contains("deploy")
         || p.contains("release");
     if schedules && deploys {
+        // The environment it deploys, from the pipeline's name and what it adds: production
+        // (or none named) is high, a non-production one only is medium.
+        let named = |words: &[&str]| {
+            words.iter().any(|w| {
+                format!("{p} {text}")
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .any(|x| x == *w)
+            })
+        };
+        let env = if named(&["production", "prod", "prd", "live"]) {
+            Some("production")
+        } else if named(&["staging", "stage", "stg"]) {
+            Some("staging")
+        } else if named(&["dev", "development", "preview", "qa", "sandbox"]) {
+            Some("dev")
+        } else {
+            None
+        };
         push(
             out,
             Category::Production,
-            Severity::High,
-            format!("the change to {p} runs a deploy or release on a schedule"),
-            "schedule",
+            if env.is_none_or(|e| e == "production") {
+                Severity::High
+            } else {
+                Severity::Medium
+            },
+            format!(
+                "the change to {p} runs a deploy or release on a schedule{}",
+                env.map(|e| format!(" (to {e})")).unwrap_or_default()
+            ),
+            format!("schedule {}", env.unwrap_or("")).trim(),
         );
     }
 }

@@ -835,32 +835,8 @@ pub(super) fn content_safeguards(path: &Path, text: &str, diff: bool, out: &mut 
             Severity::High,
         );
     }
-    let test_file = name.contains("test")
-        || name.contains("spec")
-        || path.components().any(|c| {
-            matches!(
-                c.as_os_str().to_str(),
-                Some("tests" | "test" | "__tests__" | "spec")
-            )
-        });
-    const SKIPS: &[&str] = &[
-        "@pytest.mark.skip",
-        "@unittest.skip",
-        "pytest.skip(",
-        "it.skip(",
-        "describe.skip(",
-        "test.skip(",
-        "xit(",
-        "xdescribe(",
-        "#[ignore]",
-        "t.Skip(",
-        "@Disabled",
-        "@Ignore",
-    ];
-    // Rust keeps unit tests beside the code: a marker next to `#[test]` skips one.
-    let rust_tests = name.ends_with(".rs") && text.contains("#[test]");
-    if (test_file || rust_tests) && SKIPS.iter().any(|t| added.contains(t)) {
-        push("skips a test", "skip", Severity::Medium);
+    if let Some((what, target)) = test_skipped(path, name, text, diff, &added) {
+        push(&what, &target, Severity::Medium);
     }
     let coverage_config = name.starts_with("jest.config")
         || name.starts_with("vitest.config")
@@ -875,10 +851,12 @@ pub(super) fn content_safeguards(path: &Path, text: &str, diff: bool, out: &mut 
                 | "codecov.yml"
                 | "package.json"
         );
-    if threshold_lowered(text, diff, &added, coverage_config) {
+    if let Some(to) = threshold_lowered(text, diff, &added, coverage_config) {
+        // The new value is part of the target: a user who named it ("from 90 to 85")
+        // authorises exactly that value.
         push(
-            "lowers a coverage or quality threshold",
-            "coverage threshold",
+            &format!("lowers a coverage or quality threshold (to {to})"),
+            &format!("coverage threshold {to}"),
             Severity::Medium,
         );
     }
@@ -903,6 +881,9 @@ pub(super) fn content_safeguards(path: &Path, text: &str, diff: bool, out: &mut 
     }
     if let Some(what) = checks_switched_off(name, &added) {
         push(what, "checks off", Severity::Medium);
+    }
+    if let Some(what) = tests_excluded(name, &added) {
+        push(what, "tests excluded", Severity::Medium);
     }
     if FILE_WIDE.iter().any(|t| format!("{added}\n").contains(t)) {
         push(
@@ -932,7 +913,74 @@ fn switches_tls_off(added: &str) -> bool {
         "strict-ssl=false",
         "strict-ssl = false",
     ];
-    TLS_OFF.iter().any(|t| added.contains(t))
+    TLS_OFF.iter().any(|t| added.contains(t)) || added.lines().any(verification_set_off)
+}
+
+/// Whether one line sets a verification off: a setting whose name says it verifies (`verify`,
+/// `ssl_verify`, `verify_ssl`, `tls_verify`, `sslverify`) given false, 0, off, none or no
+/// (`ssl: { verify: false }`, `verify_ssl = false`, `'verify' => false`); a verify mode of
+/// `VERIFY_NONE`; an insecure skip of verification set on (`insecure_skip_verify = true`,
+/// `insecure-skip-tls-verify: true`, `tls_skip_verify = true`). A comment line sets nothing.
+fn verification_set_off(line: &str) -> bool {
+    let t = line.trim_start();
+    if t.starts_with('#') || t.starts_with("//") || t.starts_with("--") || t.starts_with('*') {
+        return false;
+    }
+    let c: String = line
+        .to_ascii_lowercase()
+        .chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '`'))
+        .collect();
+    if c.contains("verify_none") {
+        return true;
+    }
+    let set_to = |rest: &str, values: &[&str]| -> bool {
+        let rest = rest
+            .trim_start_matches(|ch: char| ch.is_ascii_alphanumeric() || ch == '_' || ch == '-');
+        let Some(value) = ["=>", ":=", ":", "="]
+            .iter()
+            .find_map(|sep| rest.strip_prefix(sep))
+        else {
+            return false;
+        };
+        values.iter().any(|v| {
+            value.strip_prefix(v).is_some_and(|after| {
+                !after.starts_with(|ch: char| ch.is_ascii_alphanumeric() || ch == '_')
+            })
+        })
+    };
+    let skips = [
+        "insecure_skip_verify",
+        "insecure-skip-tls-verify",
+        "insecureskipverify",
+        "tls_skip_verify",
+        "skip_tls_verify",
+        "skip-tls-verify",
+        "skipsslverify",
+        "ssl_no_verify",
+    ];
+    if skips.iter().any(|k| {
+        c.match_indices(k)
+            .any(|(i, _)| set_to(&c[i..], &["true", "1", "yes", "on"]))
+    }) {
+        return true;
+    }
+    c.match_indices("verify").any(|(i, _)| {
+        // `verify_signature`, `verify_email`: other verifications than TLS are not this signal
+        // unless the name is only about TLS or certificates.
+        let key_start = c[..i]
+            .rfind(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-'))
+            .map_or(0, |k| k + 1);
+        let key_end = i + c[i..]
+            .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '-'))
+            .unwrap_or(c.len() - i);
+        let key = &c[key_start..key_end];
+        let tls_key = key == "verify"
+            || ["ssl", "tls", "cert", "peer", "host"]
+                .iter()
+                .any(|w| key.contains(w));
+        tls_key && set_to(&c[i..], &["false", "0", "off", "none", "no"])
+    })
 }
 
 /// A checker's whole configuration switched off, or a failing step made to pass, in the content
@@ -1020,6 +1068,165 @@ fn checks_switched_off(name: &str, added: &str) -> Option<&'static str> {
     None
 }
 
+/// A skip marker written into a test file (or beside Rust's `#[test]`): what it skips, and the
+/// target (the test's name when it can be read).
+fn test_skipped(
+    path: &Path,
+    name: &str,
+    text: &str,
+    diff: bool,
+    added: &str,
+) -> Option<(String, String)> {
+    let test_file = name.contains("test")
+        || name.contains("spec")
+        || path.components().any(|c| {
+            matches!(
+                c.as_os_str().to_str(),
+                Some("tests" | "test" | "__tests__" | "spec")
+            )
+        });
+    const SKIPS: &[&str] = &[
+        "@pytest.mark.skip",
+        "@unittest.skip",
+        "pytest.skip(",
+        "it.skip(",
+        "describe.skip(",
+        "test.skip(",
+        "xit(",
+        "xdescribe(",
+        "#[ignore]",
+        "t.Skip(",
+        "@Disabled",
+        "@Ignore",
+    ];
+    // Rust keeps unit tests beside the code: a marker next to `#[test]` skips one.
+    let rust_tests = name.ends_with(".rs") && text.contains("#[test]");
+    if !(test_file || rust_tests) || !SKIPS.iter().any(|t| added.contains(t)) {
+        return None;
+    }
+    // The test's name is part of the target: "skip test_export_pdf on macOS" authorises
+    // that one.
+    Some(match skipped_test(text, diff, SKIPS) {
+        Some(test) => (format!("skips a test ({test})"), format!("skip {test}")),
+        None => ("skips a test".to_string(), "skip".to_string()),
+    })
+}
+
+/// The name of the first test a skip marker written applies to: the marker's own line
+/// (`it.skip('exports a PDF'`) or the next lines' definition (`def test_export_pdf`,
+/// `fn parses_dates`, `func TestExport`, `void exportsPdf(`). A diff's removed lines are not
+/// in the file.
+fn skipped_test(text: &str, diff: bool, markers: &[&str]) -> Option<String> {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !diff || !(l.starts_with('-') || l.starts_with("@@") || l.starts_with("+++")))
+        .map(|l| if diff && !l.is_empty() { &l[1..] } else { l })
+        .collect();
+    let at = lines
+        .iter()
+        .position(|l| markers.iter().any(|m| l.contains(m)))?;
+    let ident = |s: &str| -> Option<String> {
+        let w: String = s
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        (w.len() >= 3).then_some(w)
+    };
+    for l in lines.iter().skip(at).take(4) {
+        let t = l.trim();
+        for key in ["async def ", "def ", "pub fn ", "fn ", "func ", "void "] {
+            if let Some(i) = t.find(key)
+                && (i == 0 || t[..i].ends_with(' '))
+                && let Some(name) = ident(&t[i + key.len()..])
+            {
+                return Some(name);
+            }
+        }
+        for key in [
+            "it.skip(",
+            "test.skip(",
+            "describe.skip(",
+            "xit(",
+            "xdescribe(",
+        ] {
+            if let Some(i) = t.find(key) {
+                let rest = t[i + key.len()..].trim_start_matches(['\'', '"', '`']);
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| !matches!(c, '\'' | '"' | '`'))
+                    .collect();
+                if !name.trim().is_empty() {
+                    return Some(name.trim().replace(' ', "-"));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Tests taken out of every run in a test runner's or build's configuration: PHPUnit's or
+/// Surefire's `<exclude>`, Jest's `testPathIgnorePatterns`, Playwright's `testIgnore`, pytest's
+/// `--ignore` and `collect_ignore`, RSpec's `--exclude-pattern`, Gradle's test `exclude`, test
+/// runs skipped (`skipTests`, `maven.test.skip`) or their failures ignored
+/// (`testFailureIgnore`, `ignoreFailures`).
+fn tests_excluded(name: &str, added: &str) -> Option<&'static str> {
+    let name = name.to_ascii_lowercase();
+    let compact: String = added
+        .to_ascii_lowercase()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let runner_config = name.starts_with("phpunit.xml")
+        || name == "pom.xml"
+        || name.starts_with("jest.config")
+        || name.starts_with("vitest.config")
+        || name.starts_with("playwright.config")
+        || name == "package.json"
+        || name == "build.gradle"
+        || name == "build.gradle.kts"
+        || name == "conftest.py"
+        || name == ".rspec"
+        || name == "pytest.ini"
+        || name == "setup.cfg"
+        || name == "pyproject.toml"
+        || name == "tox.ini";
+    if !runner_config {
+        return None;
+    }
+    const SKIPPED: &[&str] = &[
+        "<skiptests>true",
+        "<maven.test.skip>true",
+        "<testfailureignore>true",
+        "ignorefailures=true",
+        "ignorefailures.set(true)",
+    ];
+    if SKIPPED.iter().any(|k| compact.contains(k)) {
+        return Some("skips the test run or ignores its failures");
+    }
+    const EXCLUDED: &[&str] = &[
+        "testpathignorepatterns",
+        "testignore",
+        "--ignore=",
+        "--ignore-glob",
+        "collect_ignore",
+        "--exclude-pattern",
+    ];
+    let xml_exclude = (name.starts_with("phpunit.xml") || name == "pom.xml")
+        && (compact.contains("<exclude>") || compact.contains("<excludegroups>"));
+    // Gradle: a test filter or a path glob excluded (`exclude '**/SlowTest*'`), not a
+    // dependency's `exclude group: …`.
+    let gradle_exclude = name.starts_with("build.gradle")
+        && added.lines().any(|l| {
+            let l = l.to_ascii_lowercase();
+            l.contains("excludetestsmatching") || (l.contains("exclude") && l.contains("**"))
+        });
+    if xml_exclude || gradle_exclude || EXCLUDED.iter().any(|k| compact.contains(k)) {
+        return Some("excludes tests from every run");
+    }
+    None
+}
+
 /// The first line written to a CI pipeline that prints a secret into the job's log: an `echo`
 /// or `printf` of `${{ secrets.… }}` or of a variable named like a secret ([`secret_var`]:
 /// `$AWS_SECRET_ACCESS_KEY`, `$NPM_TOKEN`), unless its output goes to a file or into another program (`| docker login
@@ -1065,8 +1272,8 @@ fn home_less(p: &Path) -> String {
 
 /// Coverage and quality thresholds (`fail_under`, `--cov-fail-under`, jest's
 /// `coverageThreshold` keys, `minimum_coverage`): set to 0 (any threshold key of a coverage
-/// config, `fail_under` anywhere), or lowered in a diff.
-fn threshold_lowered(text: &str, diff: bool, added: &str, coverage_config: bool) -> bool {
+/// config, `fail_under` anywhere), or lowered in a diff: the new value.
+fn threshold_lowered(text: &str, diff: bool, added: &str, coverage_config: bool) -> Option<f64> {
     const KEYS: &[&str] = &[
         "fail_under",
         "fail-under",
@@ -1103,19 +1310,23 @@ fn threshold_lowered(text: &str, diff: bool, added: &str, coverage_config: bool)
         return added
             .lines()
             .filter_map(keyed)
-            .any(|(k, n)| removed.iter().any(|(rk, rn)| *rk == k && n < *rn));
+            .find(|(k, n)| removed.iter().any(|(rk, rn)| rk == k && n < rn))
+            .map(|(_, n)| n);
     }
     let keys: &[&str] = if coverage_config {
         KEYS
     } else {
         &["fail_under", "fail-under", "minimum_coverage"]
     };
-    added.lines().any(|l| {
-        keys.iter().any(|k| {
-            l.match_indices(k)
-                .any(|(i, _)| number_after(&l[i..], k) == Some(0.0))
+    added
+        .lines()
+        .any(|l| {
+            keys.iter().any(|k| {
+                l.match_indices(k)
+                    .any(|(i, _)| number_after(&l[i..], k) == Some(0.0))
+            })
         })
-    })
+        .then_some(0.0)
 }
 
 /// MCP tools that publish or merge, dismiss alerts, or bind cluster roles.
