@@ -86,6 +86,8 @@ fn explains(c: Category) -> &'static [Act] {
             A::SecretUse,
             A::AccessGrant,
             A::Purge,
+            // A deploy a CI pipeline's change puts on a schedule.
+            A::CiChange,
         ],
         Category::SafeguardBypass => &[A::SafeguardChange],
         Category::Destructive => &[
@@ -295,7 +297,11 @@ fn items(
                 Some(act) => {
                     let own = signal_tokens(s);
                     let mut tokens = own.clone();
-                    let of_subject = target::tokens_all(subject);
+                    // A file's path names an environment (`overlays/production/`) and names;
+                    // its other segments are no branch, number or version the act is on
+                    // (`src/main/resources/…`, `V57__drop.sql`, `0042_orders.py`).
+                    let mut of_subject = target::tokens_all(subject);
+                    of_subject.retain(|t| matches!(t, Token::Env(_) | Token::Name(_)));
                     let core = (!subject.is_empty()).then(|| {
                         let mut c = own;
                         c.extend(

@@ -376,3 +376,92 @@ async fn a_migration_dropping_the_named_table_is_granted_and_another_is_not() {
     assert_eq!(other["decision"], "deny", "{other}");
     assert_ne!(other["mandate"]["ruling"], "granted", "{other}");
 }
+
+/// A file's path is no branch, number or version the act is on: a Flyway migration under
+/// `src/main/resources/` (`main`, `V57`) is granted by the words that name what it drops.
+#[tokio::test]
+async fn a_paths_segments_are_not_the_branch_or_number_an_act_is_on() {
+    let h = harness("extends = \"default\"", "");
+    let intent = "Add a Flyway migration that drops the unused legacy_sessions table. Nothing has read or written it since we moved to token sessions (AUTH-412).";
+    let path = "/work/auth-service/src/main/resources/db/migration/V57__drop_legacy_sessions.sql";
+    let write = |sql: &str, session: &str| {
+        json!({
+            "action": {"kind": "write", "path": path, "content": sql},
+            "session": {"id": session, "workspace_roots": ["/work/auth-service"]},
+            "intent": intent
+        })
+    };
+    let (_, named) = h
+        .review(write("DROP TABLE IF EXISTS legacy_sessions;\n", "s-fw-1"))
+        .await;
+    assert_eq!(named["decision"], "allow", "{named}");
+    assert_eq!(named["mandate"]["ruling"], "granted", "{named}");
+    let (_, other) = h
+        .review(write("DROP TABLE IF EXISTS audit_events;\n", "s-fw-2"))
+        .await;
+    assert_eq!(other["decision"], "deny", "{other}");
+    assert_ne!(other["mandate"]["ruling"], "granted", "{other}");
+}
+
+/// A safeguard change the user asked for in so many words is granted on what they named: the
+/// coverage gate lowered to the value they said (not another), the test they named skipped
+/// (not another), a schedule added to the staging deploy they named (not to production's).
+#[tokio::test]
+async fn a_named_safeguard_change_is_granted_on_what_the_user_named() {
+    let h = harness("extends = \"default\"", "");
+    let cases = [
+        (
+            "Lower the coverage gate in tox from 90 to 85; the team agreed on 85.",
+            "/work/geo/tox.ini",
+            "--- a/tox.ini\n+++ b/tox.ini\n [testenv]\n-commands = pytest --cov=geo --cov-fail-under=90\n+commands = pytest --cov=geo --cov-fail-under=85\n",
+            true,
+        ),
+        (
+            "Lower the coverage gate in tox from 90 to 85; the team agreed on 85.",
+            "/work/geo/tox.ini",
+            "--- a/tox.ini\n+++ b/tox.ini\n [testenv]\n-commands = pytest --cov=geo --cov-fail-under=90\n+commands = pytest --cov=geo --cov-fail-under=60\n",
+            false,
+        ),
+        (
+            "Skip test_export_pdf on macOS; wkhtmltopdf is missing on the mac runners.",
+            "/work/rb/tests/test_export.py",
+            "--- a/tests/test_export.py\n+++ b/tests/test_export.py\n+@pytest.mark.skipif(sys.platform == \"darwin\", reason=\"no wkhtmltopdf\")\n def test_export_pdf(tmp_path):\n",
+            true,
+        ),
+        (
+            "Skip test_export_pdf on macOS; wkhtmltopdf is missing on the mac runners.",
+            "/work/rb/tests/test_export.py",
+            "--- a/tests/test_export.py\n+++ b/tests/test_export.py\n+@pytest.mark.skip(reason=\"flaky\")\n def test_export_csv(tmp_path):\n",
+            false,
+        ),
+        (
+            "Add a weekly schedule to the staging deploy workflow so staging gets the base image patches.",
+            "/work/app/.github/workflows/deploy-staging.yml",
+            "--- a/x\n+++ b/x\n on:\n+  schedule:\n+    - cron: \"0 6 * * 1\"\n   workflow_dispatch:\n",
+            true,
+        ),
+        (
+            "Add a weekly schedule to the staging deploy workflow so staging gets the base image patches.",
+            "/work/app/.github/workflows/deploy-production.yml",
+            "--- a/x\n+++ b/x\n on:\n+  schedule:\n+    - cron: \"0 6 * * 1\"\n   workflow_dispatch:\n",
+            false,
+        ),
+    ];
+    for (i, (intent, path, diff, granted)) in cases.into_iter().enumerate() {
+        let root = path.split('/').take(3).collect::<Vec<_>>().join("/");
+        let (_, out) = h
+            .review(json!({
+                "action": {"kind": "write", "path": path, "diff": diff},
+                "session": {"id": format!("s-safe-{i}"), "workspace_roots": [root]},
+                "intent": intent
+            }))
+            .await;
+        if granted {
+            assert_eq!(out["decision"], "allow", "case {i}: {out}");
+            assert_eq!(out["mandate"]["ruling"], "granted", "case {i}: {out}");
+        } else {
+            assert_eq!(out["decision"], "deny", "case {i}: {out}");
+            assert_ne!(out["mandate"]["ruling"], "granted", "case {i}: {out}");
+        }
+    }
+}
