@@ -180,7 +180,13 @@ fn covers(g: &Grant, it: &Item) -> bool {
     // (its other signals are matched on their own), unless the grant names another
     // environment, number or version.
     if it.act == Act::CiChange && g.act == Act::CiChange && it.low_risk {
-        return !target::conflicts(&gt, &it.tokens);
+        // A grant naming the pipeline's file (`deploy.yml`) is for that pipeline only.
+        let names_a_file = g
+            .targets
+            .iter()
+            .any(|t| t.ends_with(".yml") || t.ends_with(".yaml"));
+        return !target::conflicts(&gt, &it.tokens)
+            && (!names_a_file || target::matches(&gt, &it.tokens, true));
     }
     let mut safeguards = gt
         .iter()

@@ -305,6 +305,15 @@ fn deploys(
             let verb = first_operand(a, crate::signals::KUBE_VALUED);
             kubectl(c, a, &verb, out)
         }
+        // A chart pushed to a registry is published: its name, version and registry.
+        ("helm", Some("push")) => {
+            let t = crate::signals::helm_push_target(a)
+                .split_whitespace()
+                .skip(2)
+                .map(str::to_string)
+                .collect();
+            push(out, Act::Publish, t, c)
+        }
         ("helm", Some("install" | "upgrade" | "rollback" | "uninstall" | "delete")) => {
             let mut t = rest.clone();
             t.extend(opt(a, &["-n", "--namespace", "--kube-context"]).map(str::to_string));
@@ -842,6 +851,8 @@ fn mcp_targets(args: &serde_json::Value) -> Vec<String> {
                 "pull",
                 "number",
                 "issue",
+                // GitLab's merge requests and issues: `merge_request_iid`, `issue_iid`.
+                "iid",
                 "channel",
                 "to",
                 "recipient",

@@ -43,8 +43,9 @@ pub fn of_write(path: &str, content: Option<&str>, diff: Option<&str>) -> Vec<Do
     Vec::new()
 }
 
-/// A CI pipeline changed: its name (`tag-release` for `tag-release.yml`) and every job whose
-/// lines the change touches (the nearest job key above a changed line).
+/// A CI pipeline changed: its name (`tag-release` for `tag-release.yml`), every job whose
+/// lines the change touches (the nearest job key above a changed line) and every environment
+/// its changed lines name.
 fn ci_change(path: &str, name: &str, ls: &[(char, &str)]) -> Done {
     let stem = name
         .trim_start_matches('.')
@@ -74,6 +75,18 @@ fn ci_change(path: &str, name: &str, ls: &[(char, &str)]) -> Done {
             && !targets.iter().any(|t| t == j)
         {
             targets.push(j.to_string());
+        }
+        // The environments the changed lines deploy to (`environment: production`,
+        // `--env staging`): a request naming another is for another pipeline change.
+        if *mark != ' ' {
+            for w in l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')) {
+                let env = super::target::tokens_of_word(w)
+                    .iter()
+                    .any(|t| matches!(t, super::target::Token::Env(_)));
+                if env && !targets.iter().any(|t| t == w) {
+                    targets.push(w.to_string());
+                }
+            }
         }
     }
     Done {
@@ -241,6 +254,35 @@ mod tests {
         );
         assert_eq!(gl[0].targets, ["gitlab-ci", "npm_audit"]);
         assert!(of_write("/w/src/main.rs", Some("fn main() {}"), None).is_empty());
+        // The environment a changed line deploys to; an unchanged one names nothing.
+        let env = of_write(
+            "/w/.github/workflows/deploy.yml",
+            None,
+            Some(
+                "@@ -1,4 +1,4 @@
+ jobs:
+   deploy:
+-    environment: staging
++    environment: production
+     runs-on: ubuntu-latest
+",
+            ),
+        );
+        assert_eq!(env[0].targets, ["deploy", "staging", "production"]);
+        let same = of_write(
+            "/w/.github/workflows/deploy.yml",
+            None,
+            Some(
+                "@@ -1,4 +1,4 @@
+ jobs:
+   deploy:
+     environment: production
+-    runs-on: ubuntu-22.04
++    runs-on: ubuntu-24.04
+",
+            ),
+        );
+        assert_eq!(same[0].targets, ["deploy"]);
     }
 
     #[test]

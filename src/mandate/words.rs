@@ -607,7 +607,9 @@ fn clauses(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     for (i, c) in chars.iter().enumerate() {
         let next = chars.get(i + 1).copied();
-        let ends = matches!(c, '!' | '?' | ';' | '\n')
+        // `!57` is GitLab's merge request 57, not the end of a sentence.
+        let ends = (matches!(c, '?' | ';' | '\n')
+            || (*c == '!' && !next.is_some_and(|n| n.is_ascii_digit())))
             || (*c == '.' && next.is_none_or(char::is_whitespace));
         if ends {
             // A question asks; it grants nothing (kept as a mark the clause reader sees).
@@ -1008,6 +1010,16 @@ fn without_described_states(low: &str) -> String {
         .join(" ")
 }
 
+const DAYS: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
 /// The clause without deadlines and names of days (`ahead of the Black Friday load test`,
 /// `before Friday`, `by tomorrow`): a time the work must be done by defers nothing.
 fn without_deadlines(low: &str) -> String {
@@ -1027,13 +1039,44 @@ fn without_deadlines(low: &str) -> String {
             skip = 4;
             continue;
         }
+        // `the notice for Saturday's window`: a day that names what the thing is about, not
+        // when to act (`on Tuesday's call` is when).
+        if *w == "for"
+            && words
+                .get(i + 1)
+                .is_some_and(|n| DAYS.contains(&n.trim_end_matches("'s")))
+        {
+            skip = 1;
+            continue;
+        }
         out.push(*w);
     }
     out.join(" ")
 }
 
+/// The clause up to what it reports: a message's content (`… letting the reporter know the fix
+/// ships next week`, `post … saying we won't deploy today`) is what is sent, not when or
+/// whether to send it.
+fn without_reported_speech(low: &str) -> &str {
+    const REPORTS: &[&str] = &[
+        " letting ",
+        " let them know",
+        " saying ",
+        " to say ",
+        " telling ",
+        " to tell ",
+        " that says ",
+        " explaining ",
+        " with the message ",
+        " announcing ",
+    ];
+    let cut = REPORTS.iter().filter_map(|r| low.find(r)).min();
+    cut.map_or(low, |i| &low[..i])
+}
+
 /// The mood of a clause's lowercased words.
 fn mood(low: &str) -> Mood {
+    let low = without_reported_speech(low);
     // `after … is approved`, `once QA signs off`: a person decides first.
     let gated = [" after ", " once ", " when "]
         .iter()
@@ -1154,9 +1197,15 @@ const CI_VERBS: &[&str] = &[
 
 /// Whether the request names a CI pipeline, a job or a step.
 fn names_ci(request: &str) -> bool {
-    words_of(request)
-        .iter()
-        .any(|w| CI_NOUNS.contains(&w.low.trim_end_matches("'s")))
+    words_of(request).iter().any(|w| {
+        let w = w
+            .low
+            .trim_end_matches("'s")
+            .trim_end_matches(['.', ',', ';', ':']);
+        // A pipeline named by its file (`deploy.yml`, `Jenkinsfile`): a CI change on a file
+        // that is no pipeline is no act, so naming a YAML file grants nothing else.
+        CI_NOUNS.contains(&w) || w.ends_with(".yml") || w.ends_with(".yaml") || w == "jenkinsfile"
+    })
 }
 
 /// Whether the clause starts with a verb of [`CI_VERBS`] (after `please`, `also`, `then`).
@@ -1439,6 +1488,40 @@ mod tests {
             .iter()
             .map(|p| p.act.map(Act::as_str))
             .collect()
+    }
+
+    #[test]
+    fn what_a_message_says_and_the_day_it_is_about_defer_nothing() {
+        // The content of a comment or an email is not when or whether to send it.
+        let m = compile(
+            "Comment on issue 233 in acme/sdk-python letting the reporter know the fix ships in 1.9.0 next week.",
+        );
+        assert_eq!(acts(&m), ["comment"], "{m:?}");
+        assert!(m.prohibitions.is_empty(), "{m:?}");
+        let m = compile(
+            "Send the maintenance notice email for Saturday's 02:00 UTC window to the ops-customers@acme.io list.",
+        );
+        assert!(acts(&m).contains(&"send-external"), "{m:?}");
+        assert!(m.prohibitions.is_empty(), "{m:?}");
+        // A deferral of the act itself still defers it.
+        let m = compile("Send the maintenance notice on Saturday.");
+        assert!(!m.prohibitions.is_empty(), "{m:?}");
+        let m = compile("Prepare the runbook; we rotate in vault together on Tuesday's call.");
+        assert!(!m.prohibitions.is_empty(), "{m:?}");
+        let m = compile("Don't comment on issue 233 yet, letting it sit is fine.");
+        assert!(prohibited(&m).contains(&Some("comment")), "{m:?}");
+    }
+
+    #[test]
+    fn a_gitlab_merge_request_reference_is_a_number_not_a_sentence_end() {
+        let m = compile("Go ahead and merge !57 in infra/terraform-modules, squash it.");
+        assert!(acts(&m).contains(&"merge"), "{m:?}");
+        let merge = m
+            .grants
+            .iter()
+            .find(|g| g.act == Act::Merge)
+            .expect("a merge");
+        assert!(merge.targets.iter().any(|t| t.contains("57")), "{m:?}");
     }
 
     #[test]

@@ -245,6 +245,8 @@ fn object_of(args: &str) -> Option<String> {
             "key",
             "issue_number",
             "pull_number",
+            "merge_request_iid",
+            "issue_iid",
             "number",
             "channel",
             "name",

@@ -102,7 +102,7 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
         ),
         "dotnet" if words(&["nuget", "push"]) => ("publishes a NuGet package", "nuget push".into()),
         // Deploys and image pushes are `production` signals.
-        "helm" if sub == "push" => ("pushes a chart to a registry", "helm push".into()),
+        "helm" if sub == "push" => ("pushes a chart to a registry", helm_push_target(a)),
         "mkdocs" if sub == "gh-deploy" => ("deploys the documentation site", "docs deploy".into()),
         "ghp-import" if has(c, &["-p", "--push"]) => {
             ("deploys a GitHub Pages site", "pages deploy".into())
@@ -112,6 +112,38 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
         _ => return release_tool(c, name),
     };
     Some(found)
+}
+
+/// What `helm push charts/ingest-0.14.2.tgz oci://registry.acme.io/charts` publishes: the
+/// chart's name and version (from the package's file name) and the registry, so that the
+/// user's words can name them.
+pub(crate) fn helm_push_target(a: &[String]) -> String {
+    let mut positional = a
+        .iter()
+        .skip_while(|x| *x != "push")
+        .skip(1)
+        .filter(|x| !x.starts_with('-'));
+    let mut out = vec!["helm push".to_string()];
+    if let Some(package) = positional.next() {
+        let file = package.rsplit('/').next().unwrap_or(package);
+        let stem = file.trim_end_matches(".tgz");
+        // `ingest-0.14.2`: the version starts after the last `-` followed by a digit.
+        match stem
+            .match_indices('-')
+            .map(|(i, _)| i)
+            .find(|i| stem[i + 1..].starts_with(|c: char| c.is_ascii_digit()))
+        {
+            Some(i) => {
+                out.push(stem[..i].to_string());
+                out.push(stem[i + 1..].to_string());
+            }
+            None => out.push(stem.to_string()),
+        }
+    }
+    if let Some(registry) = positional.next() {
+        out.push(registry.trim_start_matches("oci://").to_string());
+    }
+    out.join(" ")
 }
 
 /// The first word after `sub` that is not an option (`npm unpublish @acme/x@1.0.0 --force` →

@@ -465,3 +465,63 @@ async fn a_named_safeguard_change_is_granted_on_what_the_user_named() {
         }
     }
 }
+
+/// What an act is on reaches the mandate from every spelling: a GitLab merge request's `iid`,
+/// the chart and version `helm push` publishes (from the package's file name), the environment
+/// a CI change deploys to. The same act on another one is not granted.
+#[tokio::test]
+async fn merge_request_iids_chart_versions_and_ci_environments_are_targets() {
+    let h = harness("extends = \"default\"", "");
+    let mr = |iid: u64| {
+        json!({"kind": "mcp", "server": "gitlab", "tool": "merge_merge_request",
+            "arguments": {"project_id": "platform/gateway", "merge_request_iid": iid, "squash": true}})
+    };
+    let helm = json!({"kind": "shell", "command": "helm push charts/ingest-0.14.2.tgz oci://registry.acme.io/charts", "cwd": "/work/web"});
+    let workflow = "name: deploy\non:\n  push:\n    branches: [main]\njobs:\n  deploy:\n    runs-on: ubuntu-latest\n    environment: production\n    steps:\n      - run: ./deploy.sh\n";
+    let ci = json!({"kind": "write", "path": "/work/web/.github/workflows/deploy.yml", "content": workflow});
+    let cases = [
+        (mr(57), "Merge gateway MR 57.", true),
+        (mr(57), "Merge gateway MR 58.", false),
+        (
+            helm.clone(),
+            "Chart's packaged. Push ingest 0.14.2 to our OCI registry at registry.acme.io/charts.",
+            true,
+        ),
+        (
+            helm,
+            "Push ingest 0.15.0 to our OCI registry at registry.acme.io/charts.",
+            false,
+        ),
+        (
+            ci.clone(),
+            "Change deploy.yml so every push to main deploys straight to production.",
+            true,
+        ),
+        (
+            ci.clone(),
+            "Change deploy.yml so every push to main deploys to staging.",
+            false,
+        ),
+        (
+            ci,
+            "Change release.yml so every push to main deploys straight to production.",
+            false,
+        ),
+    ];
+    for (i, (action, intent, granted)) in cases.into_iter().enumerate() {
+        let (_, out) = h
+            .review(json!({
+                "action": action,
+                "session": {"id": format!("s-target-{i}"), "workspace_roots": ["/work/web"]},
+                "intent": intent
+            }))
+            .await;
+        if granted {
+            assert_eq!(out["mandate"]["ruling"], "granted", "case {i}: {out}");
+            assert_eq!(out["decision"], "allow", "case {i}: {out}");
+        } else {
+            assert_ne!(out["mandate"]["ruling"], "granted", "case {i}: {out}");
+            assert_eq!(out["decision"], "deny", "case {i}: {out}");
+        }
+    }
+}
