@@ -926,6 +926,37 @@ fn mcp_targets(args: &serde_json::Value) -> Vec<String> {
 }
 
 /// An MCP call's act, read from its tool's name, and its targets from its arguments.
+/// Whether an MCP server manages cloud, cluster or edge infrastructure (by its name: `aws`,
+/// `gcp`, `azure`, `kubernetes`, `cloudflare`, `terraform`, feature flags, …).
+fn infrastructure_server(server: &str) -> bool {
+    let s = server.to_ascii_lowercase();
+    [
+        "aws",
+        "gcp",
+        "gcloud",
+        "google-cloud",
+        "azure",
+        "kubernetes",
+        "k8s",
+        "cloudflare",
+        "terraform",
+        "vercel",
+        "netlify",
+        "fly",
+        "heroku",
+        "digitalocean",
+        "launchdarkly",
+        "flags",
+        "unleash",
+    ]
+    .iter()
+    .any(|n| {
+        s.split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| w == *n)
+            || s == *n
+    })
+}
+
 fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) {
     let t = tool.to_ascii_lowercase();
     let words: Vec<&str> = t
@@ -1011,6 +1042,30 @@ fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) 
         } else {
             return;
         }
+    } else if infrastructure_server(server)
+        && any(&[
+            "update",
+            "set",
+            "put",
+            "create",
+            "modify",
+            "scale",
+            "configure",
+            "patch",
+            "apply",
+            "restart",
+            "attach",
+            "enable",
+            "disable",
+            "start",
+            "stop",
+            "toggle",
+            "tag",
+        ])
+    {
+        // A cloud or cluster resource changed through its API (`update_function_configuration`,
+        // `scale_deployment`): what `aws …` or `kubectl …` would change.
+        Act::InfrastructureChange
     } else {
         return;
     };

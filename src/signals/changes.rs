@@ -1129,7 +1129,7 @@ fn binding_target(change: &Change, wide: bool) -> String {
 }
 
 /// A migration whose added statements drop or empty data: `DROP TABLE`, `DROP COLUMN`,
-/// `TRUNCATE`, a `DELETE` without `WHERE`, Alembic's and Rails' `drop_table`/`drop_column`/
+/// `TRUNCATE`, a `DELETE` (with or without `WHERE`), Alembic's and Rails' `drop_table`/`drop_column`/
 /// `remove_column`. A migration that only adds raises nothing.
 fn destructive_migration(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) {
     let migration = p.contains("/migrations/")
@@ -1169,20 +1169,21 @@ fn destructive_migration(p: &str, name: &str, change: &Change, out: &mut Vec<Sig
             || c.contains("migrations.removefield(")
             || c.contains("migrations.deletemodel(")
     };
-    // Rows deleted by a condition: some data goes, for good.
-    let deletes_rows = |st: &str| st.to_ascii_uppercase().contains("DELETE FROM");
-    let (hit, severity) = match statements.iter().find(|st| destroys(st)) {
-        Some(st) => (st, Severity::High),
-        None => match statements.iter().find(|st| deletes_rows(st)) {
-            Some(st) => (st, Severity::Medium),
-            None => return,
-        },
+    // Rows deleted by a condition are gone for good too: the user's words must name them
+    // (`purge the sessions that expired` grants a `DELETE FROM sessions WHERE …`).
+    let deletes_rows = |st: &&String| st.to_ascii_uppercase().contains("DELETE FROM");
+    let Some(hit) = statements
+        .iter()
+        .find(|st| destroys(st))
+        .or_else(|| statements.iter().find(deletes_rows))
+    else {
+        return;
     };
     let line: String = hit.chars().take(160).collect();
     push(
         out,
         Category::Destructive,
-        severity,
+        Severity::High,
         format!("the migration {p} destroys data when it runs (`{line}`)"),
         dropped_object(&line).as_deref().unwrap_or("migration"),
     );
