@@ -926,6 +926,27 @@ fn mcp_targets(args: &serde_json::Value) -> Vec<String> {
 }
 
 /// An MCP call's act, read from its tool's name, and its targets from its arguments.
+/// The verbs of an infrastructure server's tools that change a resource.
+const INFRA_VERBS: &[&str] = &[
+    "update",
+    "set",
+    "put",
+    "create",
+    "modify",
+    "scale",
+    "configure",
+    "patch",
+    "apply",
+    "restart",
+    "attach",
+    "enable",
+    "disable",
+    "start",
+    "stop",
+    "toggle",
+    "tag",
+];
+
 /// Whether an MCP server manages cloud, cluster or edge infrastructure (by its name: `aws`,
 /// `gcp`, `azure`, `kubernetes`, `cloudflare`, `terraform`, feature flags, …).
 fn infrastructure_server(server: &str) -> bool {
@@ -1042,27 +1063,7 @@ fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) 
         } else {
             return;
         }
-    } else if infrastructure_server(server)
-        && any(&[
-            "update",
-            "set",
-            "put",
-            "create",
-            "modify",
-            "scale",
-            "configure",
-            "patch",
-            "apply",
-            "restart",
-            "attach",
-            "enable",
-            "disable",
-            "start",
-            "stop",
-            "toggle",
-            "tag",
-        ])
-    {
+    } else if infrastructure_server(server) && any(INFRA_VERBS) {
         // A cloud or cluster resource changed through its API (`update_function_configuration`,
         // `scale_deployment`): what `aws …` or `kubectl …` would change.
         Act::InfrastructureChange
