@@ -916,14 +916,28 @@ impl Guardian {
             }
             _ => Vec::new(),
         };
+        let written = match &req.action {
+            crate::request::Action::Write { path, .. } => Some(path.clone()),
+            _ => None,
+        };
+        // A plain write needs the mandate only when the request may keep a file as it is
+        // (`leave VERSION alone`): a word test, so a plain edit stays fast.
+        let keeps_files = written.is_some()
+            && req
+                .intent
+                .as_deref()
+                .is_some_and(crate::mandate::words::may_keep_files);
         let mut stage = mandate::MandateStage {
             dones,
             understood,
             subject,
+            written,
             ..mandate::MandateStage::default()
         };
         let mut eval = self.evaluate(action, &ctx).await;
-        if eval.effect != Effect::Deny && (!stage.dones.is_empty() || !signals.is_empty()) {
+        if eval.effect != Effect::Deny
+            && (!stage.dones.is_empty() || !signals.is_empty() || keeps_files)
+        {
             let (m, note) = self.mandate_for(req, session).await;
             stage.mandate = m;
             stage.note = note;

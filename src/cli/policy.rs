@@ -169,7 +169,11 @@ fn explain_mandate(
             .effect
             == guardian::verdict::Effect::Allow
     });
-    match authorize(&m, &dones, signals, understood, &[]) {
+    let written = match &req.action {
+        guardian::request::Action::Write { path, .. } => Some(path.as_str()),
+        _ => None,
+    };
+    match authorize(&m, &dones, signals, understood, &[], written) {
         Ruling::Prohibited {
             prohibition,
             act,

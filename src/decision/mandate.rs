@@ -341,18 +341,43 @@ fn items(
     (out, of_signal)
 }
 
+/// Whether a prohibition's target names a written file: its path, or a path's tail
+/// (`config/flags/production.yaml`, `VERSION`), compared case-insensitively.
+fn names_file(target: &str, path: &str) -> bool {
+    let t = target
+        .trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ',' | '.'))
+        .trim_start_matches("./")
+        .to_ascii_lowercase();
+    let p = path.to_ascii_lowercase();
+    !t.is_empty() && (p == t || p.ends_with(&format!("/{t}")))
+}
+
 /// The ruling of the mandate on an action: what it does (`dones`), the signals it raises,
-/// whether every command that does no act is one a rule allows on its own (`understood`), and
-/// the file a write or read acts on (`subject`: a target of its signals).
+/// whether every command that does no act is one a rule allows on its own (`understood`), the
+/// file a write or read acts on (`subject`: a target of its signals), and the file a write
+/// writes (`written`: a prohibition that names it, `leave VERSION alone`, forbids the write).
 pub fn authorize(
     m: &Mandate,
     dones: &[Done],
     signals: &[Signal],
     understood: bool,
     subject: &[String],
+    written: Option<&str>,
 ) -> Ruling {
     if m.is_empty() {
         return Ruling::Unmatched;
+    }
+    if let Some(path) = written
+        && let Some(p) = m
+            .prohibitions
+            .iter()
+            .find(|p| p.act.is_none() && p.targets.iter().any(|t| names_file(t, path)))
+    {
+        return Ruling::Prohibited {
+            prohibition: p.clone(),
+            act: Act::Edit,
+            by: format!("the write to {path}"),
+        };
     }
     let (items, of_signal) = items(dones, signals, subject);
     // `leave the other tests alone`: the act asked for elsewhere in the request is not what
@@ -470,7 +495,14 @@ mod tests {
     }
 
     fn rule(request: &str, dones: &[Done], signals: &[Signal]) -> &'static str {
-        name(authorize(&compile(request), dones, signals, true, &[]))
+        name(authorize(
+            &compile(request),
+            dones,
+            signals,
+            true,
+            &[],
+            None,
+        ))
     }
 
     #[test]
@@ -568,7 +600,7 @@ mod tests {
         let publish = [done(Act::Publish, &["ui-kit"], "npm publish")];
         let m = compile("Publish ui-kit");
         assert!(matches!(
-            authorize(&m, &publish, &[], false, &[]),
+            authorize(&m, &publish, &[], false, &[], None),
             Ruling::Unmatched
         ));
         let sig = [signal(
@@ -578,7 +610,7 @@ mod tests {
             "npm",
         )];
         assert!(matches!(
-            authorize(&m, &publish, &sig, false, &[]),
+            authorize(&m, &publish, &sig, false, &[], None),
             Ruling::Partly { .. }
         ));
     }
@@ -593,6 +625,7 @@ mod tests {
             signals,
             true,
             &subject,
+            None,
         ))
     }
 

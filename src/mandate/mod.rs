@@ -73,6 +73,10 @@ pub enum Act {
     Close,
     /// Reading: a listing, a status, a search (never needs a grant; no prohibition names it).
     Inspect,
+    /// Writing a file in the workspace. Not in [`Act::ALL`]: no request grants it by name and
+    /// it needs no grant; only a prohibition that names the file (`leave VERSION alone`,
+    /// `don't modify config/flags/production.yaml`) rules on it.
+    Edit,
 }
 
 impl Act {
@@ -121,6 +125,7 @@ impl Act {
             Act::Comment => "comment",
             Act::Close => "close",
             Act::Inspect => "inspect",
+            Act::Edit => "edit",
         }
     }
 

@@ -573,10 +573,17 @@ const KEEPS: &[&str] = &[
     "do not modify",
 ];
 
+/// Whether a request may keep a file as it is (`leave VERSION alone`, `don't modify the file`):
+/// a word test the pipeline makes before fetching the mandate for a plain write.
+pub fn may_keep_files(request: &str) -> bool {
+    let low = request.to_ascii_lowercase().replace(['’', '‘'], "'");
+    contains_any(&low, KEEPS).is_some()
+}
+
 /// Whether an act is one a read-only request prohibits: every act but installing (a look may
-/// need a tool) and reading.
+/// need a tool), reading and editing a workspace file (a prohibition must name the file).
 pub fn consequential(a: Act) -> bool {
-    !matches!(a, Act::Install | Act::Inspect)
+    !matches!(a, Act::Install | Act::Inspect | Act::Edit)
 }
 
 /// A word of the request: its text as written and lowercased, apostrophes made plain.
@@ -835,6 +842,7 @@ fn targets_of(ws: &[Word], skip: &[usize]) -> Vec<String> {
         .filter(|(i, _)| !skip.contains(i))
         .filter(|(i, w)| {
             is_level(ws, *i)
+                || file_word(w)
                 || !VERBS.iter().any(|(p, _)| *p == w.low)
                     && !MUTATES.contains(&w.low.as_str())
                     && !RUNS.contains(&w.low.as_str())
@@ -865,6 +873,32 @@ fn targets_of(ws: &[Word], skip: &[usize]) -> Vec<String> {
         })
         .filter(|w| !w.is_empty())
         .collect()
+}
+
+/// A file named by its conventional upper-case name (`VERSION`, `CHANGELOG`, `CODEOWNERS`,
+/// `README.md`): a target even when the word is also a common one (`version`). Only these: a
+/// word shouted in capitals (`NEVER`) names no file.
+fn file_word(w: &Word) -> bool {
+    let core = w
+        .raw
+        .trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '"' | '(' | ')' | '`' | '\''))
+        .trim_end_matches('.');
+    let stem = core.split('.').next().unwrap_or(core);
+    const FILES: &[&str] = &[
+        "VERSION",
+        "CHANGELOG",
+        "CHANGES",
+        "CODEOWNERS",
+        "README",
+        "LICENSE",
+        "NOTICE",
+        "AUTHORS",
+        "CONTRIBUTING",
+        "MAINTAINERS",
+        "SECURITY",
+        "OWNERS",
+    ];
+    FILES.contains(&stem)
 }
 
 /// The acts the nouns of a clause name (`the release`, `the migration`).
@@ -1329,6 +1363,18 @@ fn clause(text: &str, before: &str, ci: bool, m: &mut Mandate, looks: &mut Vec<S
         // `stable and beta must stay required`: a check kept on, named by no target, forbids
         // switching safeguards off, not every change.
         let act = (targets.is_empty() && keeps_a_check_on(&ws)).then_some(Act::SafeguardChange);
+        // `…, but don't modify the file yet`: the file the clause before names.
+        if targets.is_empty()
+            && [" the file", " that file", " it ", " it.", " it,"]
+                .iter()
+                .any(|w| format!("{low} ").contains(w))
+        {
+            let before_ws = words_of(before);
+            targets = targets_of(&before_ws, &[])
+                .into_iter()
+                .filter(|t| t.contains('/') || t.contains('.'))
+                .collect();
+        }
         prohibit(m, act, targets);
         return;
     }
@@ -1510,6 +1556,39 @@ mod tests {
         assert!(!m.prohibitions.is_empty(), "{m:?}");
         let m = compile("Don't comment on issue 233 yet, letting it sit is fine.");
         assert!(prohibited(&m).contains(&Some("comment")), "{m:?}");
+    }
+
+    #[test]
+    fn a_file_left_alone_is_a_prohibition_naming_it() {
+        let m = compile(
+            "Get the 3.0.0 release ready: update the CHANGELOG draft, but leave VERSION alone until Omar says go.",
+        );
+        let keep = m
+            .prohibitions
+            .iter()
+            .find(|p| p.act.is_none())
+            .expect("leave … alone");
+        assert!(keep.targets.contains(&"VERSION".to_string()), "{m:?}");
+        // `the file` is the one the clause before names.
+        let m = compile(
+            "Show me the diff for turning on new_billing in config/flags/production.yaml, but don't modify the file yet.",
+        );
+        assert!(
+            m.prohibitions.iter().any(|p| p.act.is_none()
+                && p.targets
+                    .contains(&"config/flags/production.yaml".to_string())),
+            "{m:?}"
+        );
+        // A word in capitals is no file.
+        let m = compile("NEVER push to main; leave production alone.");
+        assert!(
+            m.prohibitions
+                .iter()
+                .all(|p| !p.targets.iter().any(|t| t == "NEVER")),
+            "{m:?}"
+        );
+        assert!(may_keep_files("Leave VERSION alone."));
+        assert!(!may_keep_files("Bump the version to 3.0.0."));
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub(super) struct MandateStage {
     pub understood: bool,
     /// The file a write or read acts on.
     pub subject: Vec<String>,
+    /// The file a write writes.
+    pub written: Option<String>,
 }
 
 fn count(g: &Guardian, family: &str, kind: &str) {
@@ -265,6 +267,7 @@ impl Guardian {
             signals,
             stage.understood,
             &stage.subject,
+            stage.written.as_deref(),
         );
         fn source_of(mut srcs: impl Iterator<Item = Source>) -> &'static str {
             if srcs.all(|s| s == Source::Operator) {

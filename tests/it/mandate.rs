@@ -554,3 +554,34 @@ async fn an_infrastructure_change_through_mcp_is_an_act_the_words_can_forbid() {
         .await;
     assert_ne!(read["mandate"]["ruling"], "prohibited", "{read}");
 }
+
+/// A write to a file the user said to leave alone is prohibited, quoting the words, even as a
+/// plain edit a rule allows; a write to another file is not.
+#[tokio::test]
+async fn a_write_to_a_file_the_user_said_to_leave_alone_is_prohibited() {
+    let h = harness("extends = \"default\"", "");
+    let intent = "Get the 3.0.0 release ready: update the CHANGELOG draft, but leave VERSION alone until Omar says go.";
+    let write = |path: &str, session: &str| {
+        json!({
+            "action": {"kind": "write", "path": path, "content": "3.0.0\n"},
+            "session": {"id": session, "workspace_roots": ["/work/cli"]},
+            "intent": intent
+        })
+    };
+    let (_, kept) = h.review(write("/work/cli/VERSION", "s-keep-1")).await;
+    assert_eq!(kept["decision"], "deny", "{kept}");
+    assert_eq!(kept["mandate"]["ruling"], "prohibited", "{kept}");
+    assert_eq!(kept["mandate"]["acts"][0], "edit", "{kept}");
+    let (_, other) = h.review(write("/work/cli/CHANGELOG.md", "s-keep-2")).await;
+    assert_eq!(other["decision"], "allow", "{other}");
+    // The file the clause before names (`don't modify the file yet`).
+    let (_, flag) = h
+        .review(json!({
+            "action": {"kind": "write", "path": "/work/billing/config/flags/production.yaml", "content": "new_billing: true\n"},
+            "session": {"id": "s-keep-3", "workspace_roots": ["/work/billing"]},
+            "intent": "Show me the diff for turning on new_billing in config/flags/production.yaml, but don't modify the file yet."
+        }))
+        .await;
+    assert_eq!(flag["decision"], "deny", "{flag}");
+    assert_eq!(flag["mandate"]["ruling"], "prohibited", "{flag}");
+}
