@@ -243,11 +243,20 @@ async fn a_person_labels_a_decision_with_the_keyboard_in_chromium() {
     assert_eq!(line["verdict"], "wrong");
     assert_eq!(line["labeller"], "ann");
     assert_eq!(line["note"], "sends .env out ");
-    let class = current
-        .attr("class")
-        .await
-        .expect("class")
-        .unwrap_or_default();
+    // The server writes the label before its answer reaches the page, which marks the row
+    // when the answer arrives: wait for the mark, not just the file.
+    let mut class = String::new();
+    for _ in 0..50 {
+        class = current
+            .attr("class")
+            .await
+            .expect("class")
+            .unwrap_or_default();
+        if class.contains("labelled-wrong") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     assert!(class.contains("labelled-wrong"), "{class}");
     // The selection moved on to the next decision.
     let next = c
