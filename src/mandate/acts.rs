@@ -395,7 +395,19 @@ fn data_and_network(
                     .any(|x| x == *w)
             });
             if writes {
-                let mut t = ops.clone();
+                // The statement's words but its numbers: `WHERE id = 48213` is no numbered
+                // item the user must name (`WHERE key = 'new_checkout'` names the flag).
+                let mut t: Vec<String> = ops
+                    .iter()
+                    .map(|o| {
+                        if o.to_ascii_lowercase() == sql {
+                            without_numbers(o)
+                        } else {
+                            o.clone()
+                        }
+                    })
+                    .collect();
+                t.extend(sql_tables(&sql));
                 t.extend(
                     opt(a, &["-d", "--dbname", "-h", "--host", "-D", "--database"])
                         .map(str::to_string),
@@ -946,6 +958,37 @@ const INFRA_VERBS: &[&str] = &[
     "toggle",
     "tag",
 ];
+
+/// A statement without its bare numbers (`WHERE id = 48213`).
+fn without_numbers(sql: &str) -> String {
+    sql.split_whitespace()
+        .filter(|w| {
+            !w.trim_matches(|c: char| !c.is_ascii_alphanumeric())
+                .chars()
+                .all(|c| c.is_ascii_digit())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The tables a SQL statement names: the word after `from`, `update`, `into`, `table` or
+/// `join` (`DELETE FROM sessions WHERE …` → `sessions`).
+fn sql_tables(sql: &str) -> Vec<String> {
+    let words: Vec<&str> = sql
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for w in words.windows(2) {
+        if matches!(w[0], "from" | "update" | "into" | "table" | "join")
+            && !matches!(w[1], "if" | "only" | "exists")
+            && !out.iter().any(|t| t == w[1])
+        {
+            out.push(w[1].to_string());
+        }
+    }
+    out
+}
 
 /// Whether an MCP server manages cloud, cluster or edge infrastructure (by its name: `aws`,
 /// `gcp`, `azure`, `kubernetes`, `cloudflare`, `terraform`, feature flags, …).

@@ -134,6 +134,9 @@ const MUTATES: &[&str] = &[
     "make",
     "mark",
     "allow",
+    "purge",
+    "flush",
+    "clean",
 ];
 
 /// Verbs that switch a safeguard off: only they grant `safeguard-change` with its nouns.
@@ -162,6 +165,7 @@ const DOMAINS: &[(&str, Act)] = &[
     ("db", Act::DatabaseWrite),
     ("database", Act::DatabaseWrite),
     ("row", Act::DatabaseWrite),
+    ("table", Act::DatabaseWrite),
     ("redis", Act::DatabaseWrite),
     ("postgres", Act::DatabaseWrite),
     ("mysql", Act::DatabaseWrite),
@@ -1333,9 +1337,29 @@ fn keeps_a_check_on(ws: &[Word]) -> bool {
 }
 
 /// What the clause says, read in code. `ci`: the request names a CI pipeline.
+/// The clause without a leading ticket reference (`OPS-552: purge the expired sessions`):
+/// the verb after it is the clause's first word.
+fn without_ticket(text: &str) -> &str {
+    let Some((first, rest)) = text.split_once(char::is_whitespace) else {
+        return text;
+    };
+    let Some(id) = first.strip_suffix(':') else {
+        return text;
+    };
+    let ticket = id.split_once('-').is_some_and(|(key, n)| {
+        !key.is_empty()
+            && key
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            && !n.is_empty()
+            && n.chars().all(|c| c.is_ascii_digit())
+    });
+    if ticket { rest.trim_start() } else { text }
+}
+
 fn clause(text: &str, before: &str, ci: bool, m: &mut Mandate, looks: &mut Vec<String>) {
     let question = text.ends_with(" ?");
-    let text = text.trim_end_matches(" ?").trim();
+    let text = without_ticket(text.trim_end_matches(" ?").trim());
     let ws = words_of(text);
     if ws.is_empty() {
         return;
@@ -1556,6 +1580,16 @@ mod tests {
         assert!(!m.prohibitions.is_empty(), "{m:?}");
         let m = compile("Don't comment on issue 233 yet, letting it sit is fine.");
         assert!(prohibited(&m).contains(&Some("comment")), "{m:?}");
+    }
+
+    #[test]
+    fn a_ticket_reference_before_the_verb_and_a_table_are_read() {
+        let m =
+            compile("OPS-552: purge sessions that expired more than 30 days ago from the prod db.");
+        assert!(acts(&m).contains(&"database-write"), "{m:?}");
+        assert!(m.prohibitions.is_empty(), "{m:?}");
+        let m = compile("Update their plan in the accounts table.");
+        assert!(acts(&m).contains(&"database-write"), "{m:?}");
     }
 
     #[test]

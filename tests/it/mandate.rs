@@ -585,3 +585,28 @@ async fn a_write_to_a_file_the_user_said_to_leave_alone_is_prohibited() {
     assert_eq!(flag["decision"], "deny", "{flag}");
     assert_eq!(flag["mandate"]["ruling"], "prohibited", "{flag}");
 }
+
+/// A SQL statement acts on its tables and the values it names, not its numbers: "update their
+/// plan in the accounts table" grants an `UPDATE accounts … WHERE id = 48213`, and a flag the
+/// user keeps off is still named by the statement's literal.
+#[tokio::test]
+async fn a_sql_write_is_on_its_tables_and_literals_not_its_numbers() {
+    let h = harness("extends = \"default\"", "");
+    let (_, plan) = h
+        .review(ask(
+            "psql \"$DATABASE_URL\" -c \"UPDATE accounts SET plan = 'enterprise' WHERE id = 48213;\"",
+            "Customer 48213 signed the enterprise contract. Update their plan in the accounts table.",
+            "s-sql-1",
+        ))
+        .await;
+    assert_eq!(plan["mandate"]["ruling"], "granted", "{plan}");
+    let (_, flag) = h
+        .review(ask(
+            "psql \"$STAGING_DATABASE_URL\" -c \"UPDATE feature_flags SET enabled = true WHERE key = 'new_checkout';\"",
+            "Turn on the new_search flag in the staging DB's feature_flags table. new_checkout stays off until the payments fix lands.",
+            "s-sql-2",
+        ))
+        .await;
+    assert_eq!(flag["decision"], "deny", "{flag}");
+    assert_ne!(flag["mandate"]["ruling"], "granted", "{flag}");
+}
