@@ -1304,6 +1304,14 @@ fn write_acts(ws: &[Word], low: &str, ci: bool, acts: &mut Vec<Act>, targets: &m
     if ci && ci_imperative(ws) && !acts.contains(&Act::CiChange) {
         acts.push(Act::CiChange);
     }
+    // `remove the Windows test job from CI`: what is removed is part of the pipeline, not a
+    // remote branch, a cache or a file (a check it takes out stays a safeguard change).
+    let names_ci_here = ws
+        .iter()
+        .any(|w| CI_NOUNS.contains(&w.low.trim_end_matches(|c: char| !c.is_ascii_alphanumeric())));
+    if ci && names_ci_here && acts.contains(&Act::CiChange) {
+        acts.retain(|a| !matches!(a, Act::DeleteRemote | Act::Purge | Act::Delete));
+    }
 }
 
 /// `deploy to staging instead of production`, `…, not production`: the acts of the clause
@@ -1759,6 +1767,12 @@ mod tests {
         // A request that names no CI grants no CI change; a question grants nothing.
         assert!(!acts(&compile("Remove the unused helper in utils.py.")).contains(&"ci-change"));
         assert!(acts(&compile("Can you speed up the CI workflow?")).is_empty());
+        // What a CI clause removes is the pipeline's, not a remote branch, a cache or a file.
+        let m = compile("Remove the Windows test job from CI.");
+        assert!(acts(&m).contains(&"ci-change"), "{m:?}");
+        for not in ["delete-remote", "purge", "delete"] {
+            assert!(!acts(&m).contains(&not), "{not}: {m:?}");
+        }
         // `not existing` describes; it negates nothing.
         let m = compile(
             "The cleanup step fails. Make that cleanup step tolerate the container not existing.",
