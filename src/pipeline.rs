@@ -916,13 +916,9 @@ impl Guardian {
             }
             _ => Vec::new(),
         };
-        let written = match &req.action {
-            crate::request::Action::Write { path, .. } => Some(path.clone()),
-            _ => None,
-        };
         // A plain write needs the mandate only when the request may keep a file as it is
         // (`leave VERSION alone`): a word test, so a plain edit stays fast.
-        let keeps_files = written.is_some()
+        let keeps_files = matches!(req.action, crate::request::Action::Write { .. })
             && req
                 .intent
                 .as_deref()
@@ -931,7 +927,6 @@ impl Guardian {
             dones,
             understood,
             subject,
-            written,
             ..mandate::MandateStage::default()
         };
         let mut eval = self.evaluate(action, &ctx).await;

@@ -306,14 +306,7 @@ fn deploys(
             kubectl(c, a, &verb, out)
         }
         // A chart pushed to a registry is published: its name, version and registry.
-        ("helm", Some("push")) => {
-            let t = crate::signals::helm_push_target(a)
-                .split_whitespace()
-                .skip(2)
-                .map(str::to_string)
-                .collect();
-            push(out, Act::Publish, t, c)
-        }
+        ("helm", Some("push")) => push(out, Act::Publish, crate::signals::helm_push_parts(a), c),
         ("helm", Some("install" | "upgrade" | "rollback" | "uninstall" | "delete")) => {
             let mut t = rest.clone();
             t.extend(opt(a, &["-n", "--namespace", "--kube-context"]).map(str::to_string));

@@ -393,7 +393,7 @@ const NEGATIONS: &[&str] = &[
     "defer",
 ];
 
-/// Words that say someone else does it, or later.
+/// Words that say someone else does it, or later (and [`DAYS`]).
 const DEFERRALS: &[&str] = &[
     "yet",
     "later",
@@ -404,13 +404,6 @@ const DEFERRALS: &[&str] = &[
     "approves",
     "next week",
     "tomorrow",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
     "myself",
     "i'll",
     "i will",
@@ -1048,6 +1041,7 @@ fn without_described_states(low: &str) -> String {
         .join(" ")
 }
 
+/// The days of the week: a day named for the act defers it (`we run it on Friday`).
 const DAYS: &[&str] = &[
     "monday",
     "tuesday",
@@ -1134,7 +1128,10 @@ fn mood(low: &str) -> Mood {
         .any(|w| low.contains(w));
     let unnegated = without_described_states(low);
     let negated = contains_any(&unnegated, NEGATIONS).is_some()
-        || contains_any(&without_deadlines(low), DEFERRALS).is_some()
+        || {
+            let undated = without_deadlines(low);
+            contains_any(&undated, DEFERRALS).is_some() || contains_any(&undated, DAYS).is_some()
+        }
         || gated;
     // `… it would remove`, `… so we can see what it would change`: a preview (`would you` asks).
     let preview = contains_any(low, PREVIEWS).is_some()

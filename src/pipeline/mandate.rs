@@ -26,8 +26,6 @@ pub(super) struct MandateStage {
     pub understood: bool,
     /// The file a write or read acts on.
     pub subject: Vec<String>,
-    /// The file a write writes.
-    pub written: Option<String>,
 }
 
 fn count(g: &Guardian, family: &str, kind: &str) {
@@ -261,13 +259,17 @@ impl Guardian {
         signals: &[Signal],
         base: &Judgment,
     ) -> (Option<Judgment>, Vec<Signal>) {
+        let written = match &req.action {
+            crate::request::Action::Write { path, .. } => Some(path.as_str()),
+            _ => None,
+        };
         let ruling = authorize(
             &stage.mandate,
             &stage.dones,
             signals,
             stage.understood,
             &stage.subject,
-            stage.written.as_deref(),
+            written,
         );
         fn source_of(mut srcs: impl Iterator<Item = Source>) -> &'static str {
             if srcs.all(|s| s == Source::Operator) {

@@ -159,7 +159,8 @@ fn open_to_internet(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>)
 /// sources, Composer's `repositories`, a NuGet source, a Gemfile `source`): dependencies may
 /// now resolve from it. The registries every build uses by default raise nothing.
 fn package_repositories(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) {
-    let whole = || {
+    // The file's text, for the manifests whose repositories live in a section of their own.
+    let whole = if matches!(name, "pom.xml" | "pyproject.toml" | "composer.json") {
         change
             .added
             .iter()
@@ -167,7 +168,10 @@ fn package_repositories(p: &str, name: &str, change: &Change, out: &mut Vec<Sign
             .map(|l| l.to_ascii_lowercase())
             .collect::<Vec<_>>()
             .join("\n")
+    } else {
+        String::new()
     };
+    let has = |s: &str| whole.contains(s);
     let kind = match name {
         "build.gradle" | "build.gradle.kts" | "settings.gradle" | "settings.gradle.kts" => {
             |l: &str| l.contains("maven") || l.contains("url") || l.contains("ivy")
@@ -178,17 +182,13 @@ fn package_repositories(p: &str, name: &str, change: &Change, out: &mut Vec<Sign
         _ if name.starts_with("requirements") && name.ends_with(".txt") => {
             |l: &str| l.contains("index-url") || l.trim_start().starts_with("-i ")
         }
-        "pom.xml" if whole().contains("<repository>") || whole().contains("<mirror>") => {
-            |l: &str| l.contains("<url>")
-        }
+        "pom.xml" if has("<repository>") || has("<mirror>") => |l: &str| l.contains("<url>"),
         "pyproject.toml"
-            if whole().contains("tool.poetry.source")
-                || whole().contains("tool.uv.index")
-                || whole().contains("tool.pdm.source") =>
+            if has("tool.poetry.source") || has("tool.uv.index") || has("tool.pdm.source") =>
         {
             |l: &str| l.trim_start().starts_with("url")
         }
-        "composer.json" if whole().contains("\"repositories\"") => |l: &str| l.contains("\"url\""),
+        "composer.json" if has("\"repositories\"") => |l: &str| l.contains("\"url\""),
         _ => return,
     };
     const DEFAULTS: &[&str] = &[
@@ -422,7 +422,8 @@ fn push(out: &mut Vec<Signal>, c: Category, s: Severity, evidence: String, targe
     out.push(sig(c, s, evidence, target));
 }
 
-fn compact(s: &str) -> String {
+/// The text lowercased with every space taken out, as the change's patterns are written.
+pub(super) fn compact(s: &str) -> String {
     s.to_ascii_lowercase()
         .chars()
         .filter(|c| !c.is_whitespace())
@@ -1301,13 +1302,11 @@ fn scheduled_deploy(p: &str, change: &Change, out: &mut Vec<Signal>) {
     if schedules && deploys {
         // The environment it deploys, from the pipeline's name and what it adds: production
         // (or none named) is high, a non-production one only is medium.
-        let named = |words: &[&str]| {
-            words.iter().any(|w| {
-                format!("{p} {text}")
-                    .split(|c: char| !c.is_ascii_alphanumeric())
-                    .any(|x| x == *w)
-            })
-        };
+        let haystack = format!("{p} {text}");
+        let said: Vec<&str> = haystack
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .collect();
+        let named = |words: &[&str]| words.iter().any(|w| said.contains(w));
         let env = if named(&["production", "prod", "prd", "live"]) {
             Some("production")
         } else if named(&["staging", "stage", "stg"]) {

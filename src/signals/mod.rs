@@ -42,7 +42,7 @@ use crate::request::{Action, ReviewRequest};
 
 pub use crate::verdict::{Category, Severity, Signal};
 pub(crate) use changes::ci_file;
-pub(crate) use overreach::helm_push_target;
+pub(crate) use overreach::helm_push_parts;
 pub(crate) use shell::KUBE_VALUED;
 
 /// `[signals]`: severity overrides per category and the hosts reading from which is no signal.

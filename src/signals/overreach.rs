@@ -102,7 +102,10 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
         ),
         "dotnet" if words(&["nuget", "push"]) => ("publishes a NuGet package", "nuget push".into()),
         // Deploys and image pushes are `production` signals.
-        "helm" if sub == "push" => ("pushes a chart to a registry", helm_push_target(a)),
+        "helm" if sub == "push" => (
+            "pushes a chart to a registry",
+            format!("helm push {}", helm_push_parts(a).join(" ")),
+        ),
         "mkdocs" if sub == "gh-deploy" => ("deploys the documentation site", "docs deploy".into()),
         "ghp-import" if has(c, &["-p", "--push"]) => {
             ("deploys a GitHub Pages site", "pages deploy".into())
@@ -117,13 +120,13 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
 /// What `helm push charts/ingest-0.14.2.tgz oci://registry.acme.io/charts` publishes: the
 /// chart's name and version (from the package's file name) and the registry, so that the
 /// user's words can name them.
-pub(crate) fn helm_push_target(a: &[String]) -> String {
+pub(crate) fn helm_push_parts(a: &[String]) -> Vec<String> {
     let mut positional = a
         .iter()
         .skip_while(|x| *x != "push")
         .skip(1)
         .filter(|x| !x.starts_with('-'));
-    let mut out = vec!["helm push".to_string()];
+    let mut out = Vec::new();
     if let Some(package) = positional.next() {
         let file = package.rsplit('/').next().unwrap_or(package);
         let stem = file.trim_end_matches(".tgz");
@@ -143,7 +146,7 @@ pub(crate) fn helm_push_target(a: &[String]) -> String {
     if let Some(registry) = positional.next() {
         out.push(registry.trim_start_matches("oci://").to_string());
     }
-    out.join(" ")
+    out
 }
 
 /// The first word after `sub` that is not an option (`npm unpublish @acme/x@1.0.0 --force` →
@@ -911,10 +914,11 @@ pub(super) fn content_safeguards(path: &Path, text: &str, diff: bool, out: &mut 
             Severity::Medium,
         );
     }
-    if let Some(what) = checks_switched_off(name, &added) {
+    let compact = super::changes::compact(&added);
+    if let Some(what) = checks_switched_off(name, &added, &compact) {
         push(what, "checks off", Severity::Medium);
     }
-    if let Some(what) = tests_excluded(name, &added) {
+    if let Some(what) = tests_excluded(name, &added, &compact) {
         push(what, "tests excluded", Severity::Medium);
     }
     if FILE_WIDE.iter().any(|t| format!("{added}\n").contains(t)) {
@@ -1020,12 +1024,7 @@ fn verification_set_off(line: &str) -> bool {
 /// status made `informational`, a CI step's `continue-on-error: true`, a test or lint command
 /// followed by `|| true` / `|| exit 0`, tests deselected in pytest's options, cargo-deny's
 /// vulnerabilities allowed, security advisories allowlisted.
-fn checks_switched_off(name: &str, added: &str) -> Option<&'static str> {
-    let compact: String = added
-        .to_ascii_lowercase()
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
+fn checks_switched_off(name: &str, added: &str, compact: &str) -> Option<&'static str> {
     let lower = added.to_ascii_lowercase();
     if compact.contains("ignore_errors=true") {
         return Some("switches the type checker's errors off");
@@ -1202,13 +1201,8 @@ fn skipped_test(text: &str, diff: bool, markers: &[&str]) -> Option<String> {
 /// `--ignore` and `collect_ignore`, RSpec's `--exclude-pattern`, Gradle's test `exclude`, test
 /// runs skipped (`skipTests`, `maven.test.skip`) or their failures ignored
 /// (`testFailureIgnore`, `ignoreFailures`).
-fn tests_excluded(name: &str, added: &str) -> Option<&'static str> {
+fn tests_excluded(name: &str, added: &str, compact: &str) -> Option<&'static str> {
     let name = name.to_ascii_lowercase();
-    let compact: String = added
-        .to_ascii_lowercase()
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
     let runner_config = name.starts_with("phpunit.xml")
         || name == "pom.xml"
         || name.starts_with("jest.config")
