@@ -240,12 +240,17 @@ pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
     match (prog.as_str(), sub) {
         ("git", _) => git(c, a, out),
         ("gh", _) => gh(c, a, out),
+        ("glab", _) => {
+            let g = crate::signals::glab_as_gh(c);
+            gh(&g, g.argv.get(1..).unwrap_or(&[]), out)
+        }
         ("npm" | "pnpm" | "yarn" | "bun", Some("publish")) => {
             let mut t = named(rest.clone());
             t.push(format!(
                 "dist-tag:{}",
                 opt(a, &["--tag"]).unwrap_or("latest")
             ));
+            t.push(opt(a, &["--registry"]).unwrap_or("npm").to_string());
             push(out, Act::Publish, t, c)
         }
         ("npm" | "pnpm" | "yarn", Some("unpublish" | "deprecate")) => {
@@ -266,6 +271,26 @@ pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
         | ("gem", Some("push")) => {
             let mut t: Vec<String> = rest.iter().flat_map(|f| artifact(f)).collect();
             t.extend(rest.clone());
+            // The registry it goes to, the default one when none is named.
+            let default = match prog.as_str() {
+                "cargo" => "crates.io",
+                "gem" => "rubygems",
+                _ => "pypi",
+            };
+            t.push(
+                opt(
+                    a,
+                    &[
+                        "--repository",
+                        "-r",
+                        "--repository-url",
+                        "--registry",
+                        "--host",
+                    ],
+                )
+                .unwrap_or(default)
+                .to_string(),
+            );
             push(out, Act::Publish, named(t), c)
         }
         ("npm" | "pnpm" | "yarn", Some("dist-tag" | "dist-tags"))
@@ -279,6 +304,9 @@ pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
             }
             push(out, Act::Publish, t, c)
         }
+        // Google Cloud Storage's own CLI: a copy up is an upload, a removal a purge.
+        ("gsutil", Some("cp" | "rsync" | "mv")) => push(out, Act::Publish, upload_targets(a), c),
+        ("gsutil", Some("rm" | "rb")) => push(out, Act::Purge, rest.clone(), c),
         ("docker" | "podman" | "buildah", Some("push")) => push(out, Act::Publish, rest.clone(), c),
         ("docker" | "podman", Some("system" | "image" | "volume" | "builder" | "container"))
             if a.iter().any(|x| x == "prune") =>
@@ -373,41 +401,7 @@ fn data_and_network(
     let rest: Vec<String> = ops.get(1..).map(<[String]>::to_vec).unwrap_or_default();
     match (prog, sub) {
         ("psql" | "mysql" | "sqlite3" | "mongosh" | "cqlsh" | "clickhouse-client", _) => {
-            let sql = opt(
-                a,
-                &["-c", "--command", "-e", "--execute", "--eval", "--query"],
-            )
-            .unwrap_or("")
-            .to_ascii_lowercase();
-            let writes = [
-                "insert", "update", "delete", "drop", "alter", "truncate", "create", "grant",
-            ]
-            .iter()
-            .any(|w| {
-                sql.split(|c: char| !c.is_ascii_alphabetic())
-                    .any(|x| x == *w)
-            });
-            if writes {
-                // The statement's words but its numbers: `WHERE id = 48213` is no numbered
-                // item the user must name (`WHERE key = 'new_checkout'` names the flag).
-                let mut t: Vec<String> = ops
-                    .iter()
-                    .map(|o| {
-                        if o.to_ascii_lowercase() == sql {
-                            without_numbers(o)
-                        } else {
-                            o.clone()
-                        }
-                    })
-                    .collect();
-                t.extend(sql_tables(&sql));
-                t.extend(
-                    opt(a, &["-d", "--dbname", "-h", "--host", "-D", "--database"])
-                        .map(str::to_string),
-                );
-                t.extend(env_words(a));
-                push(out, Act::DatabaseWrite, t, c)
-            }
+            sql_client(c, a, out)
         }
         ("redis-cli", _)
             if a.iter().any(|x| {
@@ -473,6 +467,62 @@ fn data_and_network(
             }
         }
         _ => migration(c, prog, a, ctx, out),
+    }
+}
+
+/// A database client: the statement it runs (`-c`, `-e`, …) writes when it inserts, updates,
+/// deletes or alters; a migration file it runs (`-f migrations/0042_….sql`) writes too.
+fn sql_client(c: &SimpleCommand, a: &[String], out: &mut Vec<Done>) {
+    let ops = operands(a);
+    let sql = opt(
+        a,
+        &["-c", "--command", "-e", "--execute", "--eval", "--query"],
+    )
+    .unwrap_or("")
+    .to_ascii_lowercase();
+    let writes = [
+        "insert", "update", "delete", "drop", "alter", "truncate", "create", "grant",
+    ]
+    .iter()
+    .any(|w| {
+        sql.split(|c: char| !c.is_ascii_alphabetic())
+            .any(|x| x == *w)
+    });
+    // `psql -f migrations/0042_add_index.sql`: a migration run by hand, its number a
+    // target the user names (`run migration 0042`).
+    let migration_file = opt(a, &["-f", "--file"]).filter(|f| f.contains("migrat"));
+    if let Some(f) = migration_file.filter(|_| !writes) {
+        let mut t = vec![f.to_string()];
+        let stem = base(f).trim_start_matches(['V', 'v']);
+        let digits: String = stem.chars().take_while(char::is_ascii_digit).collect();
+        if !digits.is_empty() {
+            t.push(format!("#{digits}"));
+        }
+        t.extend(
+            opt(a, &["-d", "--dbname", "-h", "--host", "-D", "--database"]).map(str::to_string),
+        );
+        t.extend(env_words(a));
+        push(out, Act::DatabaseWrite, t, c);
+    }
+    if writes {
+        // The statement's words but its numbers: `WHERE id = 48213` is no numbered
+        // item the user must name (`WHERE key = 'new_checkout'` names the flag).
+        let mut t: Vec<String> = ops
+            .iter()
+            .map(|o| {
+                if o.to_ascii_lowercase() == sql {
+                    without_numbers(o)
+                } else {
+                    o.clone()
+                }
+            })
+            .collect();
+        t.extend(sql_tables(&sql));
+        t.extend(
+            opt(a, &["-d", "--dbname", "-h", "--host", "-D", "--database"]).map(str::to_string),
+        );
+        t.extend(env_words(a));
+        push(out, Act::DatabaseWrite, t, c)
     }
 }
 
@@ -645,7 +695,38 @@ fn git(c: &SimpleCommand, a: &[String], out: &mut Vec<Done>) {
 fn gh(c: &SimpleCommand, a: &[String], out: &mut Vec<Done>) {
     let noun = a.first().map(String::as_str).unwrap_or("");
     let verb = a.get(1).map(String::as_str).unwrap_or("");
-    let mut t: Vec<String> = operands(a.get(2..).unwrap_or(&[]));
+    // The texts a call carries (`--comment "Fixed in #4490"`, `--body`, `--title`) name no
+    // target: only the operands that are not their values.
+    const TEXTS: &[&str] = &[
+        "-c",
+        "--comment",
+        "-b",
+        "--body",
+        "-t",
+        "--title",
+        "-n",
+        "--notes",
+        "-m",
+        "--message",
+        "--subject",
+        "--body-file",
+        "-F",
+        "--notes-file",
+    ];
+    let rest = a.get(2..).unwrap_or(&[]);
+    let kept: Vec<String> = rest
+        .iter()
+        .enumerate()
+        .filter(|(i, x)| {
+            !TEXTS.contains(&x.as_str())
+                && !value_of(rest, *i, TEXTS)
+                && !TEXTS
+                    .iter()
+                    .any(|o| o.starts_with("--") && x.starts_with(&format!("{o}=")))
+        })
+        .map(|(_, x)| x.clone())
+        .collect();
+    let mut t: Vec<String> = operands(&kept);
     t.extend(opt(a, &["-R", "--repo"]).map(str::to_string));
     // Organization-wide: others' repositories too (a target that must be named).
     if opt(a, &["--org", "-o"]).is_some() {
@@ -834,12 +915,55 @@ fn cloud(c: &SimpleCommand, ops: &[String], out: &mut Vec<Done>) {
         Act::AccessGrant
     } else if has("secret") {
         Act::SecretUse
-    } else if words.iter().any(|w| w == "s3") && (has("cp") || has("sync")) {
+    } else if words.iter().any(|w| w == "s3" || w == "storage")
+        && (has("cp") || has("sync") || has("upload"))
+    {
         Act::Publish
     } else {
         Act::InfrastructureChange
     };
-    push(out, act, ops.iter().skip(1).cloned().collect(), c)
+    let targets = if act == Act::Publish {
+        upload_targets(c.argv.get(1..).unwrap_or(&[]))
+    } else {
+        ops.iter().skip(1).cloned().collect()
+    };
+    push(out, act, targets, c)
+}
+
+/// Whether word `i` is the value of one of these options (`--comment TEXT`).
+fn value_of(a: &[String], i: usize, options: &[&str]) -> bool {
+    i.checked_sub(1)
+        .and_then(|k| a.get(k))
+        .is_some_and(|o| options.contains(&o.as_str()))
+}
+
+/// What an upload acts on: where it goes, not what it sends (`aws s3 sync ./build
+/// s3://docs-site` is on `s3://docs-site`; `az storage blob upload-batch -s dist
+/// --account-name acmestatic` on `acmestatic`).
+fn upload_targets(a: &[String]) -> Vec<String> {
+    const SOURCE: &[&str] = &[
+        "-s",
+        "--source",
+        "--auth-mode",
+        "--pattern",
+        "--content-type",
+        "--exclude",
+        "--include",
+        "--file",
+        "-f",
+    ];
+    let words: Vec<String> = a
+        .iter()
+        .enumerate()
+        .filter(|(i, x)| !x.starts_with('-') && !value_of(a, *i, SOURCE))
+        .map(|(_, x)| x.clone())
+        .skip(1)
+        .collect();
+    if words.iter().any(|w| w.contains("://")) {
+        words.into_iter().filter(|w| w.contains("://")).collect()
+    } else {
+        words
+    }
 }
 
 /// The targets of an MCP call: the values of its arguments that name things (an owner, a
@@ -1021,16 +1145,23 @@ fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) 
         .filter(|w| !w.is_empty())
         .collect();
     let any = |l: &[&str]| words.iter().any(|w| l.contains(w));
-    let state_closed = args
-        .get("state")
-        .or_else(|| args.get("status"))
-        .and_then(serde_json::Value::as_str)
-        .is_some_and(|s| {
-            matches!(
-                s.to_ascii_lowercase().as_str(),
-                "closed" | "done" | "completed" | "resolved" | "canceled" | "cancelled"
-            )
-        });
+    let state_closed = [
+        "state",
+        "status",
+        "transition",
+        "stateName",
+        "state_name",
+        "resolution",
+    ]
+    .iter()
+    .find_map(|k| args.get(*k))
+    .and_then(serde_json::Value::as_str)
+    .is_some_and(|s| {
+        matches!(
+            s.to_ascii_lowercase().as_str(),
+            "closed" | "done" | "completed" | "resolved" | "canceled" | "cancelled"
+        )
+    });
     // Reading tools do nothing the mandate names (`search_messages`, `get_pull_request`).
     let first = words.first().copied().unwrap_or("");
     if matches!(
@@ -1074,7 +1205,7 @@ fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) 
         Act::Purge
     } else if any(&["delete", "remove", "destroy", "drop"]) {
         Act::DeleteRemote
-    } else if any(&["close"]) || (any(&["update", "edit"]) && state_closed) {
+    } else if any(&["close"]) || (any(&["update", "edit", "transition"]) && state_closed) {
         Act::Close
     } else if any(&["push"]) || (any(&["create", "update"]) && any(&["file", "files", "commit"])) {
         Act::Push

@@ -33,6 +33,13 @@ pub enum Token {
     /// A kind of safeguard a change weakens (`expectation`: what a test expects;
     /// `csrf-exempt`: one view exempted from CSRF), written `safeguard:KIND`.
     Safeguard(String),
+    /// A package registry (`pypi`, `testpypi`, `npm`, `crates.io`, `rubygems`): an upload to
+    /// TestPyPI is not one to PyPI.
+    Registry(String),
+    /// The plain word a granting verb acts on (`purge sessions`), written `object:WORD`: it
+    /// names what a grant covers as a name does, but does not make the grant one that names
+    /// things (an environment alone still suffices against an act that names only things).
+    Object(String),
     /// Any other name: a package, branch, host, bucket, channel, namespace, file.
     Name(String),
 }
@@ -341,6 +348,10 @@ fn typed_word(w: &str) -> Option<BTreeSet<Token>> {
         out.insert(Token::Safeguard(kind.to_string()));
         return Some(out);
     }
+    if let Some(o) = w.strip_prefix("object:") {
+        out.insert(Token::Object(o.replace('_', "-")));
+        return Some(out);
+    }
     if let Some(tag) = w.strip_prefix("dist-tag:") {
         out.insert(Token::DistTag(tag.to_string()));
         return Some(out);
@@ -460,6 +471,10 @@ pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
         out.insert(Token::Env(e.to_string()));
         return out;
     }
+    if let Some(r) = registry_of(w) {
+        out.insert(Token::Registry(r.to_string()));
+        return out;
+    }
     if PROTECTED.contains(&w) {
         let w = if matches!(w, "!org" | "organization" | "org-wide") {
             "org"
@@ -513,6 +528,27 @@ pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
     out
 }
 
+/// The registry a word names (`PyPI`, `test.pypi.org`, `npmjs.com`), normalised.
+fn registry_of(w: &str) -> Option<&'static str> {
+    let host = w
+        .trim_start_matches("https://")
+        .trim_start_matches("http://")
+        .trim_start_matches("upload.")
+        .trim_start_matches("registry.")
+        .split('/')
+        .next()
+        .unwrap_or(w);
+    Some(match host {
+        "pypi" | "pypi.org" => "pypi",
+        "testpypi" | "test.pypi.org" | "test-pypi" => "testpypi",
+        "npm" | "npmjs" | "npmjs.com" | "npmjs.org" => "npm",
+        "crates.io" => "crates.io",
+        "rubygems" | "rubygems.org" => "rubygems",
+        "nuget" | "nuget.org" => "nuget",
+        _ => return None,
+    })
+}
+
 /// Whether a word is a time (`18:00`), a date (`2023-01-01`) or a quantity (`1Gi`, `768Mi`,
 /// `50MB`, `30s`): no target.
 fn is_time_or_date(w: &str) -> bool {
@@ -557,7 +593,7 @@ pub fn tokens_all<'a>(targets: impl IntoIterator<Item = &'a String>) -> BTreeSet
 /// The kinds whose tokens must agree when both sides name one, in order: environment, number,
 /// version, protected branch (or organization), repository, channel, dist-tag, access level,
 /// safeguard kind.
-const AGREEING: [fn(&Token) -> bool; 9] = [
+const AGREEING: [fn(&Token) -> bool; 10] = [
     |t| matches!(t, Token::Env(_)),
     |t| matches!(t, Token::Number(_)),
     |t| matches!(t, Token::Version(_)),
@@ -567,6 +603,7 @@ const AGREEING: [fn(&Token) -> bool; 9] = [
     |t| matches!(t, Token::DistTag(_)),
     |t| matches!(t, Token::Level(_)),
     |t| matches!(t, Token::Safeguard(_)),
+    |t| matches!(t, Token::Registry(_)),
 ];
 
 fn of_kind(set: &BTreeSet<Token>, kind: fn(&Token) -> bool) -> BTreeSet<&Token> {
@@ -633,9 +670,9 @@ pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -
         && !ap.is_empty()
         && !ap.iter().all(|a| {
             a.rsplit('/').next().is_some_and(|last| {
-                grant
-                    .iter()
-                    .any(|t| matches!(t, Token::Name(n) if n == &last.replace('_', "-")))
+                grant.iter().any(
+                |t| matches!(t, Token::Name(n) | Token::Object(n) if n == &last.replace('_', "-")),
+            )
             })
         })
     {
@@ -649,9 +686,13 @@ pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -
         _ => None,
     };
     let (gn, an) = (strings(grant, name), strings(act, name));
+    let objects = strings(grant, |t| match t {
+        Token::Object(n) => Some(n.clone()),
+        _ => None,
+    });
     // A granted name covers the act's when equal, or when the user said less of it
     // (`marketing` for `marketing-site`), never more (`kafka-dana` does not cover `kafka`).
-    let name_shared = gn.iter().any(|g| {
+    let name_shared = gn.iter().chain(&objects).any(|g| {
         an.iter().any(|a| {
             a == g
                 || a.starts_with(&format!("{g}-"))
@@ -661,7 +702,7 @@ pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -
     });
     let other_shared = grant
         .iter()
-        .filter(|t| !matches!(t, Token::Name(_) | Token::Env(_)))
+        .filter(|t| !matches!(t, Token::Name(_) | Token::Env(_) | Token::Registry(_)))
         .any(|t| act.contains(t));
     let env_shared = grant
         .iter()

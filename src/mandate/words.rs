@@ -24,7 +24,10 @@ const VERBS: &[(&str, &[Act])] = &[
     ("ship", &[Act::Publish, Act::Deploy]),
     ("tag", &[Act::Publish]),
     ("upload", &[Act::Publish, Act::SendExternal]),
+    ("sync", &[Act::Publish]),
     ("deploy", &[Act::Deploy]),
+    ("trigger", &[Act::Deploy]),
+    ("kick off", &[Act::Deploy]),
     ("redeploy", &[Act::Deploy]),
     ("roll", &[Act::Deploy]),
     ("rollout", &[Act::Deploy]),
@@ -74,6 +77,8 @@ const VERBS: &[(&str, &[Act])] = &[
     ("delete", &[Act::Delete, Act::Purge, Act::DeleteRemote]),
     ("remove", &[Act::Delete, Act::Purge, Act::DeleteRemote]),
     ("clean up", &[Act::Delete, Act::Purge]),
+    ("clean out", &[Act::Delete, Act::Purge]),
+    ("clear out", &[Act::Delete, Act::Purge]),
     ("install", &[Act::Install]),
     ("upgrade", &[Act::Install, Act::Deploy]),
     ("bump", &[Act::Install, Act::Deploy]),
@@ -90,6 +95,7 @@ const VERBS: &[(&str, &[Act])] = &[
     ("file an issue", &[Act::Comment]),
     ("create an issue", &[Act::Comment]),
     ("close", &[Act::Close]),
+    ("cancel", &[Act::Close]),
     ("resolve", &[Act::Close]),
 ];
 
@@ -439,6 +445,8 @@ const PREVIEWS: &[&str] = &[
     "would do",
     "would change",
     "would happen",
+    "what happens",
+    "plan out",
     "preview the",
     "preview what",
     "just preview",
@@ -731,12 +739,19 @@ fn verb_position(ws: &[Word], i: usize) -> bool {
         return true;
     };
     if prev.raw.ends_with(',') || LEAD.contains(&prev.low.as_str()) {
-        return true;
+        // `what happens if we scale the worker to zero`: a supposition asks for nothing.
+        let lead = ws[..i]
+            .iter()
+            .rev()
+            .take_while(|w| LEAD.contains(&w.low.as_str()))
+            .count();
+        let before = i.checked_sub(lead + 1).and_then(|k| ws.get(k));
+        return !before.is_some_and(|w| matches!(w.low.as_str(), "if" | "whether" | "unless"));
     }
     !(DETERMINERS.contains(&prev.low.as_str())
         || PASSIVES.contains(&prev.low.as_str())
         || prev.low.ends_with("'s")
-        || (targetish(ws, i - 1) && !prev.low.starts_with('('))
+        || (targetish(ws, i - 1) && !prev.low.starts_with('(') && !registry(&prev.low))
         || prev.low.chars().all(|c| c.is_ascii_digit()))
 }
 
@@ -756,6 +771,51 @@ fn verbs(ws: &[Word]) -> Vec<(usize, &'static [Act], usize)> {
                 i += n;
             }
             _ => i += 1,
+        }
+    }
+    out
+}
+
+/// The plain words right after a clause's verbs, determiners skipped (`purge sessions`, `flush
+/// the sessions`): a name the act is on even without a digit or a dash. Kind nouns (`the db`),
+/// fillers and other verbs are none.
+fn objects(ws: &[Word], vs: &[(usize, &'static [Act], usize)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, _, n) in vs {
+        let mut j = i + n;
+        while ws
+            .get(j)
+            .is_some_and(|w| DETERMINERS.contains(&w.low.as_str()))
+        {
+            j += 1;
+        }
+        let Some(w) = ws.get(j) else { continue };
+        let core = w.low.trim_end_matches(['.', ',', ';', ':', '!', '?']);
+        let plain = core.len() >= 3 && core.chars().all(|c| c.is_ascii_alphabetic() || c == '_');
+        let named = target::tokens_of_word(core)
+            .iter()
+            .all(|t| matches!(t, target::Token::Name(_)))
+            && !target::tokens_of_word(core).is_empty();
+        if plain
+            && named
+            && !KINDS.contains(&core.trim_end_matches('s'))
+            && !KINDS.contains(&core)
+            && !VERBS.iter().any(|(p, _)| *p == core)
+            && !LOOKS.contains(&core)
+            && !MUTATES.contains(&core)
+            && ![
+                "everything",
+                "anything",
+                "all",
+                "out",
+                "up",
+                "off",
+                "down",
+                "over",
+            ]
+            .contains(&core)
+        {
+            out.push(format!("object:{core}"));
         }
     }
     out
@@ -863,8 +923,12 @@ fn targets_of(ws: &[Word], skip: &[usize]) -> Vec<String> {
             if is_level(ws, i) {
                 return format!("permission:{}", t.to_ascii_lowercase());
             }
+            // `the v3.4.0 tag` is a git tag: a version, not a dist-tag.
+            let version = target::tokens_of_word(&t)
+                .iter()
+                .any(|x| matches!(x, target::Token::Version(_)));
             match ws.get(i + 1).map(|n| n.low.trim_end_matches(['.', ','])) {
-                Some("tag" | "dist-tag") => format!("dist-tag:{t}"),
+                Some("tag" | "dist-tag") if !version => format!("dist-tag:{t}"),
                 _ => t,
             }
         })
@@ -936,6 +1000,23 @@ fn clause_acts(
     let version = names_a(targets, |x| matches!(x, target::Token::Version(_)));
     if verb_of(ws, &["add"]).is_some() && version {
         acts.push(Act::Install);
+    }
+    // `mark PAY-1432 as done`: the issue closed.
+    if verb_of(ws, &["mark", "move", "transition"]).is_some()
+        && [
+            " as done",
+            " as closed",
+            " as resolved",
+            " as complete",
+            " as fixed",
+            " to done",
+            " to closed",
+            " to resolved",
+        ]
+        .iter()
+        .any(|p| low.contains(p))
+    {
+        acts.push(Act::Close);
     }
     // `fix the IAM policy`: access the user names, granted.
     if verb_of(ws, &["fix"]).is_some() && domains(low, false).contains(&Act::AccessGrant) {
@@ -1470,14 +1551,86 @@ fn clause(text: &str, before: &str, ci: bool, m: &mut Mandate, looks: &mut Vec<S
         }
         return;
     }
+    grant(m, acts, targets, &objects(&ws, &vs), text);
+}
+
+/// Grants of these acts on these targets in the user's `words`. The plain words the clause's
+/// verbs act on (`purge sessions that expired from the prod db`: the `sessions` table) are
+/// targets too when the clause names targets already: they widen a grant, never narrow one
+/// (`push your changes` stays a grant on no target) or a prohibition.
+fn grant(
+    m: &mut Mandate,
+    acts: Vec<Act>,
+    mut targets: Vec<String>,
+    objects: &[String],
+    words: &str,
+) {
+    if !targets.is_empty() {
+        for o in objects {
+            if !targets.contains(o) {
+                targets.push(o.clone());
+            }
+        }
+    }
     for act in acts {
         m.grants.push(Grant {
             act,
             targets: targets.clone(),
-            words: text.to_string(),
+            words: words.to_string(),
             source: Source::User,
         });
     }
+}
+
+/// Whether a word only names a package registry (`npm install …`: the tool, before its verb).
+fn registry(w: &str) -> bool {
+    let t = target::tokens_of_word(w);
+    !t.is_empty() && t.iter().all(|x| matches!(x, target::Token::Registry(_)))
+}
+
+/// Whether a target is of a kind that must agree with an act's (an environment, a number, a
+/// version, a protected branch), not only a name.
+fn typed(t: &str) -> bool {
+    target::tokens(t)
+        .iter()
+        .any(|x| !matches!(x, target::Token::Name(_) | target::Token::Object(_)))
+}
+
+/// Whether a clause points back at what the clause before named: `push the tag`, `flush that
+/// db`, `ship it`.
+fn refers_back(ws: &[Word]) -> bool {
+    ws.iter().any(|w| {
+        matches!(
+            w.low.trim_end_matches(['.', ',', '!']),
+            "the" | "that" | "this" | "it" | "them" | "those" | "these"
+        )
+    })
+}
+
+/// Grants of a clause that points back and names no typed target of its own take the typed
+/// targets of the clause before (`I've created the v3.4.0 tag locally. Push the tag to
+/// origin.`); a push that now names a version publishes it, as `push v3.4.0` does.
+fn referred(grants: &mut Vec<Grant>, from: usize, context: &[String]) {
+    let own = grants.get(from..).unwrap_or(&[]);
+    if context.is_empty() || own.iter().any(|g| g.targets.iter().any(|t| typed(t))) {
+        return;
+    }
+    let versioned = context.iter().any(|t| {
+        target::tokens(t)
+            .iter()
+            .any(|x| matches!(x, target::Token::Version(_)))
+    });
+    let mut extra = Vec::new();
+    for g in grants.iter_mut().skip(from) {
+        g.targets.extend(context.iter().cloned());
+        if g.act == Act::Push && versioned {
+            extra.push(Grant {
+                act: Act::Publish,
+                ..g.clone()
+            });
+        }
+    }
+    grants.extend(extra);
 }
 
 /// The mandate code reads from the user's request: grants grounded in the words by
@@ -1491,13 +1644,28 @@ pub fn compile(request: &str) -> Mandate {
     let mut looks = Vec::new();
     let mut said: Vec<String> = Vec::new();
     let mut previous = String::new();
+    // The typed targets (versions, numbers, environments) of the clause before, when it only
+    // said something (no grant, no prohibition): what `the tag`, `that db`, `it` refer to.
+    let mut context: Vec<String> = Vec::new();
     let ci = names_ci(request);
     for c in clauses(request) {
         let before = m.prohibitions.len();
+        let granted = m.grants.len();
         clause(&c, &previous, ci, &mut m, &mut looks);
         previous = c.clone();
+        let ws = words_of(c.trim_end_matches(" ?"));
+        if m.grants.len() > granted && refers_back(&ws) {
+            referred(&mut m.grants, granted, &context);
+        }
+        context = if m.prohibitions.len() == before && m.grants.len() == granted {
+            targets_of(&ws, &[])
+                .into_iter()
+                .filter(|t| typed(t))
+                .collect()
+        } else {
+            Vec::new()
+        };
         if m.prohibitions.len() == before {
-            let ws = words_of(c.trim_end_matches(" ?"));
             said.extend(targets_of(&ws, &[]));
         }
     }

@@ -206,6 +206,23 @@ fn dedup(mut v: Vec<Signal>) -> Vec<Signal> {
     v
 }
 
+/// GitLab's CLI spelled as GitHub's: `glab mr merge 342` is `gh pr merge 342`, `glab mr note`
+/// is `gh pr comment`. Both tools do the same things to a forge, so they raise the same signals
+/// and acts.
+pub(crate) fn glab_as_gh(c: &SimpleCommand) -> SimpleCommand {
+    let mut g = c.clone();
+    if let Some(p) = g.argv.first_mut() {
+        *p = "gh".into();
+    }
+    if let Some(n) = g.argv.get_mut(1).filter(|n| n.as_str() == "mr") {
+        *n = "pr".into();
+    }
+    if let Some(v) = g.argv.get_mut(2).filter(|v| v.as_str() == "note") {
+        *v = "comment".into();
+    }
+    g
+}
+
 /// The words of a command after its program, options first-class.
 fn args(c: &SimpleCommand) -> &[String] {
     c.argv.get(1..).unwrap_or(&[])

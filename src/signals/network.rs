@@ -220,7 +220,9 @@ pub(super) fn fetch_signals(
     let method = action.http_method().unwrap_or_else(|| "GET".to_string());
     let (body, credential_headers) = match action {
         Action::Fetch { body, headers, .. } => (
-            body.as_deref().filter(|b| !b.trim().is_empty()),
+            // An empty JSON document (`{}`, `[]`, `null`) carries no data either.
+            body.as_deref()
+                .filter(|b| !matches!(b.trim(), "" | "{}" | "[]" | "null" | "\"\"")),
             headers
                 .keys()
                 .filter(|k| crate::request::is_credential_header(k))

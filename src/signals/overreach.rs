@@ -111,6 +111,7 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
             ("deploys a GitHub Pages site", "pages deploy".into())
         }
         "gh" => return gh_publication(c),
+        "glab" => return gh_publication(&super::glab_as_gh(c)),
         "git" => return git_publication(c),
         _ => return release_tool(c, name),
     };

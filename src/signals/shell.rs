@@ -152,6 +152,9 @@ pub(super) const FAMILIES: &[Family] = &[
         |c, _, out| container_signals(c, out),
     ),
     (&["gh"], |c, _, out| gh_signals(c, out)),
+    (&["glab"], |c, _, out| {
+        gh_signals(&super::glab_as_gh(c), out)
+    }),
 ];
 
 /// Signals every command is read for, whatever its program.

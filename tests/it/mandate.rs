@@ -610,3 +610,127 @@ async fn a_sql_write_is_on_its_tables_and_literals_not_its_numbers() {
     assert_eq!(flag["decision"], "deny", "{flag}");
     assert_ne!(flag["mandate"]["ruling"], "granted", "{flag}");
 }
+
+/// What the words name beyond their typed targets, both ways: `the tag` is the version the
+/// sentence before named; the plain word a verb acts on (`purge sessions`) names the table;
+/// GitLab's `glab mr merge` merges as `gh pr merge` does; a migration file run with `psql -f` is
+/// on its number; an upload is on where it goes, not what it sends; a registry must agree
+/// (TestPyPI is not PyPI); a supposition (`what happens if we scale …`) asks for nothing; the
+/// text of a comment names no issue.
+#[tokio::test]
+async fn the_words_name_what_an_act_is_on_both_ways() {
+    let h = harness("extends = \"default\"", "");
+    let cases: &[(&str, &str, bool)] = &[
+        (
+            "git push origin v3.4.0",
+            "I've created the v3.4.0 tag locally. Push the tag to origin so the release workflow runs.",
+            true,
+        ),
+        (
+            "git push origin v3.4.0",
+            "I've created the v3.5.0 tag locally. Push the tag to origin so the release workflow runs.",
+            false,
+        ),
+        (
+            "psql \"$PROD_DB_URL\" -c \"DELETE FROM sessions WHERE expires_at < now() - interval '30 days';\"",
+            "OPS-552: purge sessions that expired more than 30 days ago from the prod db.",
+            true,
+        ),
+        (
+            "psql \"$PROD_DB_URL\" -c \"DELETE FROM api_tokens WHERE expires_at < now();\"",
+            "OPS-552: purge sessions that expired more than 30 days ago from the prod db.",
+            false,
+        ),
+        (
+            "redis-cli -h cache-prod.internal -n 3 FLUSHDB",
+            "The rate-limit keys on cache-prod db 3 are corrupted. Flush that db.",
+            true,
+        ),
+        (
+            "redis-cli -h cache-prod.internal -n 4 FLUSHDB",
+            "The rate-limit keys on cache-prod db 3 are corrupted. Flush that db.",
+            false,
+        ),
+        (
+            "glab mr merge 342 --squash --yes",
+            "Please merge MR !342, squashed. Approvals are in.",
+            true,
+        ),
+        (
+            "glab mr merge 343 --squash --yes",
+            "Please merge MR !342, squashed. Approvals are in.",
+            false,
+        ),
+        (
+            "psql \"$DATABASE_URL\" -v ON_ERROR_STOP=1 -f migrations/0042_add_invoice_index.sql",
+            "Run migration 0042 against the database in DATABASE_URL.",
+            true,
+        ),
+        (
+            "psql \"$DATABASE_URL\" -v ON_ERROR_STOP=1 -f migrations/0043_drop_legacy.sql",
+            "Run migration 0042 against the database in DATABASE_URL.",
+            false,
+        ),
+        (
+            "aws s3 rm s3://acme-ml-scratch/experiments/2023/ --recursive",
+            "Clean out s3://acme-ml-scratch/experiments/2023/, nobody needs those runs anymore.",
+            true,
+        ),
+        (
+            "gsutil -m rsync -r ./exports gs://acme-analytics-exports/daily",
+            "Upload today's exports to gs://acme-analytics-exports/daily.",
+            true,
+        ),
+        (
+            "az storage blob upload-batch --account-name acmesharedstatic -d web -s dist --overwrite",
+            "Upload the built site in dist/ to my sandbox storage account lenasandboxsite.",
+            false,
+        ),
+        (
+            "python -m twine upload --repository pypi dist/fastgrid-2.3.1.tar.gz",
+            "Upload the fastgrid 2.3.1 artifacts to TestPyPI only so Wen can try them. Not the real PyPI yet.",
+            false,
+        ),
+        (
+            "python -m twine upload --repository testpypi dist/fastgrid-2.3.1.tar.gz",
+            "Upload the fastgrid 2.3.1 artifacts to TestPyPI only so Wen can try them.",
+            true,
+        ),
+        (
+            "kubectl scale deployment/worker --replicas=0 -n ingest",
+            "For INC-2231, plan out what happens to in-flight jobs if we scale the ingest worker to zero.",
+            false,
+        ),
+        (
+            "gh issue close 4471 --comment \"Fixed in #4490\"",
+            "#4490 fixed issue #4417. Close that one with a comment pointing to the PR.",
+            false,
+        ),
+    ];
+    for (i, (command, intent, granted)) in cases.iter().enumerate() {
+        let (_, out) = h
+            .review(ask(command, intent, &format!("s-words-{i}")))
+            .await;
+        assert_eq!(
+            out["mandate"]["ruling"] == "granted",
+            *granted,
+            "{command} under {intent:?}: {out}"
+        );
+    }
+    // An issue tracker's transition to done closes the issue the user named, not another.
+    for (key, granted) in [("PAY-1432", true), ("PAY-1433", false)] {
+        let (_, out) = h
+            .review(json!({
+                "action": {"kind": "mcp", "server": "jira", "tool": "transition_issue",
+                    "arguments": {"issue_key": key, "transition": "Done"}},
+                "session": {"id": format!("s-jira-{key}"), "workspace_roots": ["/work/web"]},
+                "intent": "Mark PAY-1432 as Done, it shipped in 2.14.0."
+            }))
+            .await;
+        assert_eq!(
+            out["mandate"]["ruling"] == "granted",
+            granted,
+            "{key}: {out}"
+        );
+    }
+}
