@@ -190,7 +190,7 @@ impl Action {
     pub fn redact_credential_headers(&mut self) {
         if let Action::Fetch { headers, .. } = self {
             for (name, value) in headers.iter_mut() {
-                if is_credential_header(name) && !value.is_empty() {
+                if is_credential_header(name) && !value.is_empty() && !names_a_variable(value) {
                     *value = "[REDACTED:header]".to_string();
                 }
             }
@@ -612,6 +612,23 @@ fn is_token(s: &str) -> bool {
         })
 }
 
+/// Whether a header's value only names a variable the credential is taken from (`Bearer
+/// ${CF_API_TOKEN}`, `$FASTLY_KEY`): the value itself is not in the request, so it is kept as it
+/// came where a credential's value is redacted (a variable's name is no secret).
+pub fn names_a_variable(value: &str) -> bool {
+    let v = value.trim();
+    let v = ["Bearer ", "bearer ", "token ", "Token ", "Basic "]
+        .iter()
+        .find_map(|p| v.strip_prefix(p))
+        .unwrap_or(v)
+        .trim();
+    let name = v
+        .strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .or_else(|| v.strip_prefix('$'));
+    name.is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+}
+
 /// Whether a header carries a credential: `Authorization`, `Proxy-Authorization`, `Cookie`,
 /// and any name holding `token`, `secret`, `api-key`/`apikey`, `password` or `signature`
 /// (`X-Api-Key`, `X-Auth-Token`, `PRIVATE-TOKEN`, `X-Hub-Signature`).
@@ -700,6 +717,20 @@ mod tests {
         }
         assert_eq!(headers["Accept"], "application/json");
         assert!(!serde_json::to_string(&a).expect("json").contains("s3cr3t"));
+        // A value that only names a variable holds no secret: kept, so that what the call uses
+        // stays visible (`Bearer ${CF_API_TOKEN}`); a literal after a variable is redacted.
+        let mut b = ReviewRequest::from_json(
+            br#"{"action":{"kind":"fetch","url":"https://a.b","headers":{"Authorization":"Bearer ${CF_API_TOKEN}","X-Api-Key":"$KEY","X-Token":"$KEY-extra"}}}"#,
+        )
+        .expect("valid")
+        .action;
+        b.redact_credential_headers();
+        let Action::Fetch { headers, .. } = &b else {
+            panic!("a fetch")
+        };
+        assert_eq!(headers["Authorization"], "Bearer ${CF_API_TOKEN}");
+        assert_eq!(headers["X-Api-Key"], "$KEY");
+        assert_eq!(headers["X-Token"], "[REDACTED:header]");
     }
 
     #[test]

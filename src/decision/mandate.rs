@@ -101,6 +101,9 @@ fn explains(c: Category) -> &'static [Act] {
         Category::NetworkEgress => &[
             A::Inspect,
             A::SendExternal,
+            // A purge or delete request through an API sends the request itself.
+            A::Purge,
+            A::DeleteRemote,
             A::Comment,
             A::Publish,
             A::Deploy,
@@ -180,11 +183,15 @@ fn covers(g: &Grant, it: &Item) -> bool {
     // (its other signals are matched on their own), unless the grant names another
     // environment, number or version.
     if it.act == Act::CiChange && g.act == Act::CiChange && it.low_risk {
-        // A grant naming the pipeline's file (`deploy.yml`) is for that pipeline only.
-        let names_a_file = g
-            .targets
-            .iter()
-            .any(|t| t.ends_with(".yml") || t.ends_with(".yaml"));
+        // A grant naming a file (`deploy.yml`, `docs/rfcs/0012-release.md`) is for that file only.
+        let names_a_file = g.targets.iter().any(|t| {
+            t.rsplit_once('.').is_some_and(|(_, e)| {
+                matches!(
+                    e,
+                    "yml" | "yaml" | "md" | "json" | "toml" | "txt" | "cfg" | "ini"
+                )
+            })
+        });
         return !target::conflicts(&gt, &it.tokens)
             && (!names_a_file || target::matches(&gt, &it.tokens, true));
     }
@@ -341,15 +348,35 @@ fn items(
     (out, of_signal)
 }
 
-/// Whether a prohibition's target names a written file: its path, or a path's tail
-/// (`config/flags/production.yaml`, `VERSION`), compared case-insensitively.
+/// Whether a prohibition's words are about writing files (`don't add anything under
+/// .github/workflows until …`), whatever act the rest of the clause names.
+fn says_write(words: &str) -> bool {
+    let low = format!(" {} ", words.to_ascii_lowercase());
+    [
+        " add ", " write ", " touch ", " modify ", " create ", " put ", " change ", " commit ",
+        " edit ", " save ",
+    ]
+    .iter()
+    .any(|w| low.contains(w))
+}
+
+/// Whether a prohibition's target names a written file: its path, a path's tail
+/// (`config/flags/production.yaml`, `VERSION`) or a directory of two or more segments it lies
+/// under (`.github/workflows`), compared case-insensitively.
 fn names_file(target: &str, path: &str) -> bool {
+    // A leading dot is a name's (`.github/workflows`); a trailing one ends a sentence.
     let t = target
-        .trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ',' | '.'))
+        .trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ','))
+        .trim_end_matches('.')
         .trim_start_matches("./")
         .to_ascii_lowercase();
     let p = path.to_ascii_lowercase();
-    !t.is_empty() && (p == t || p.ends_with(&format!("/{t}")))
+    let dir = t.trim_end_matches('/');
+    !t.is_empty()
+        && (p == t
+            || p.ends_with(&format!("/{t}"))
+            // A directory the file lies under: `.github/workflows/`, `infra/prod`.
+            || (dir.contains('/') && (p.starts_with(&format!("{dir}/")) || p.contains(&format!("/{dir}/")))))
 }
 
 /// The ruling of the mandate on an action: what it does (`dones`), the signals it raises,
@@ -368,10 +395,12 @@ pub fn authorize(
         return Ruling::Unmatched;
     }
     if let Some(path) = written
-        && let Some(p) = m
-            .prohibitions
-            .iter()
-            .find(|p| p.act.is_none() && p.targets.iter().any(|t| names_file(t, path)))
+        && let Some(p) = m.prohibitions.iter().find(|p| {
+            // `leave VERSION alone` names no act; `don't add anything under
+            // .github/workflows` an addition (`add`) or a pipeline change.
+            (matches!(p.act, None | Some(Act::Install | Act::CiChange)) || says_write(&p.words))
+                && p.targets.iter().any(|t| names_file(t, path))
+        })
     {
         return Ruling::Prohibited {
             prohibition: p.clone(),

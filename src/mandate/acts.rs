@@ -350,6 +350,15 @@ fn deploys(
             t.extend(
                 opt(a, &["-var-file", "--stack", "-s", "--stage", "--context"]).map(str::to_string),
             );
+            // What a targeted apply or destroy is on: `-target=module.legacy_vpn`.
+            t.extend(
+                a.iter()
+                    .filter_map(|x| {
+                        x.strip_prefix("-target=")
+                            .or_else(|| x.strip_prefix("--target="))
+                    })
+                    .map(str::to_string),
+            );
             t.extend(env_words(&[ctx.cwd.display().to_string()]));
             t.push(here(ctx));
             push(out, Act::InfrastructureChange, t, c)
@@ -367,6 +376,8 @@ fn deploys(
                     | "promote"
                     | "rollback"
                     | "releases:rollback"
+                    | "container:release"
+                    | "pipelines:promote"
             )
         }) || (prog == "vercel" && sub.is_none()) =>
         {

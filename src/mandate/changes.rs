@@ -35,7 +35,7 @@ pub fn of_write(path: &str, content: Option<&str>, diff: Option<&str>) -> Vec<Do
     let name = p.rsplit('/').next().unwrap_or(&p).to_string();
     let ls = lines(content, diff);
     if crate::signals::ci_file(&p) {
-        return vec![ci_change(path, &name, &ls)];
+        return vec![ci_change(path, &name, &ls, content)];
     }
     if let Some(kind) = manifest(&name) {
         return installs(path, kind, &ls);
@@ -46,7 +46,7 @@ pub fn of_write(path: &str, content: Option<&str>, diff: Option<&str>) -> Vec<Do
 /// A CI pipeline changed: its name (`tag-release` for `tag-release.yml`), every job whose
 /// lines the change touches (the nearest job key above a changed line) and every environment
 /// its changed lines name.
-fn ci_change(path: &str, name: &str, ls: &[(char, &str)]) -> Done {
+fn ci_change(path: &str, name: &str, ls: &[(char, &str)], content: Option<&str>) -> Done {
     let stem = name
         .trim_start_matches('.')
         .split('.')
@@ -70,8 +70,14 @@ fn ci_change(path: &str, name: &str, ls: &[(char, &str)]) -> Done {
         {
             job = Some(k);
         }
+        // A hunk that starts below its job's key: the job the whole file puts the line in.
+        let job_here = job.or_else(|| {
+            (*mark == '+')
+                .then(|| content.and_then(|c| job_in(c, l, gitlab)))
+                .flatten()
+        });
         if *mark != ' '
-            && let Some(j) = job
+            && let Some(j) = job_here
             && !targets.iter().any(|t| t == j)
         {
             targets.push(j.to_string());
@@ -94,6 +100,23 @@ fn ci_change(path: &str, name: &str, ls: &[(char, &str)]) -> Done {
         targets,
         by: format!("the change to {path}"),
     }
+}
+
+/// The job a line of a pipeline's file lies in: the nearest job key above it (GitLab's at the
+/// top level, GitHub's under `jobs:`).
+fn job_in<'a>(content: &'a str, line: &str, gitlab: bool) -> Option<&'a str> {
+    let ls: Vec<&str> = content.lines().collect();
+    let at = ls.iter().position(|l| *l == line)?;
+    ls[..at].iter().rev().find_map(|l| {
+        let indent = l.len() - l.trim_start().len();
+        let key = l.trim().strip_suffix(':')?;
+        let job = !key.is_empty()
+            && !key.starts_with('-')
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        (job && ((gitlab && indent == 0) || (!gitlab && indent == 2))).then_some(key)
+    })
 }
 
 /// The kinds of dependency manifest.

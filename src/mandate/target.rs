@@ -181,6 +181,11 @@ const NOT_OWNERS: &[&str] = &[
 
 /// Words that name nothing in particular (never a target).
 const GENERIC: &[&str] = &[
+    // A Terraform address's kind (`module.legacy_vpn`): the name after it is the target.
+    "module",
+    "sign-off",
+    "signoff",
+    "go/no-go",
     "the",
     "a",
     "an",

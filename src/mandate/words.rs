@@ -32,7 +32,20 @@ const VERBS: &[(&str, &[Act])] = &[
     ("roll", &[Act::Deploy]),
     ("rollout", &[Act::Deploy]),
     ("rollback", &[Act::Deploy]),
-    ("promote", &[Act::Deploy]),
+    ("promote", &[Act::Deploy, Act::Publish]),
+    ("pulumi up", &[Act::Deploy, Act::InfrastructureChange]),
+    (
+        "tear down",
+        &[Act::Delete, Act::Purge, Act::InfrastructureChange],
+    ),
+    (
+        "teardown",
+        &[Act::Delete, Act::Purge, Act::InfrastructureChange],
+    ),
+    (
+        "destroy",
+        &[Act::Delete, Act::Purge, Act::InfrastructureChange],
+    ),
     ("restart", &[Act::Deploy]),
     ("apply", &[Act::Deploy]),
     ("scale", &[Act::InfrastructureChange]),
@@ -447,6 +460,12 @@ const PREVIEWS: &[&str] = &[
     "would happen",
     "what happens",
     "plan out",
+    "'d make",
+    "'d change",
+    "'d write",
+    "'d do",
+    "show me the diff",
+    "print the resulting",
     "preview the",
     "preview what",
     "just preview",
@@ -555,7 +574,7 @@ const LOCALLY: &[&str] = &[
 /// Words that keep a named target as it is (`new_checkout stays off`, `keep latest on 3.9`):
 /// prohibitions only when they name a target.
 const HOLDS: &[&str] = &[
-    "keep", "keeps", "stay", "stays", "remain", "remains", "hold", "holds",
+    "keep", "keeps", "stay", "stays", "remain", "remains", "hold", "holds", "wait", "waits",
 ];
 
 const KEEPS: &[&str] = &[
@@ -576,6 +595,12 @@ const KEEPS: &[&str] = &[
     "do not change",
     "don't modify",
     "do not modify",
+    "don't write",
+    "do not write",
+    "don't save",
+    "do not save",
+    "without saving",
+    "without writing",
 ];
 
 /// Whether a request may keep a file as it is (`leave VERSION alone`, `don't modify the file`):
@@ -696,9 +721,14 @@ fn comma_cut(low: &str) -> Option<usize> {
             && !next.starts_with(|c: char| c.is_ascii_digit())
             && !low[i + 2..].starts_with('#')
             && !matches!(next, "and" | "or" | "not" | "but" | "then" | "don" | "do")
-            && target::tokens_of_word(next)
+            && (target::tokens_of_word(next)
                 .iter()
                 .all(|t| matches!(t, target::Token::Name(_)))
+                // `…, prod waits for the soak`: a clause of its own about an environment.
+                || low[i + 2..]
+                    .split_whitespace()
+                    .nth(1)
+                    .is_some_and(|v| HOLDS.contains(&v) || matches!(v, "is" | "must" | "should")))
             && next.chars().all(|c| c.is_ascii_alphabetic())
     })
 }
@@ -783,10 +813,13 @@ fn objects(ws: &[Word], vs: &[(usize, &'static [Act], usize)]) -> Vec<String> {
     let mut out = Vec::new();
     for (i, _, n) in vs {
         let mut j = i + n;
-        while ws
-            .get(j)
-            .is_some_and(|w| DETERMINERS.contains(&w.low.as_str()))
-        {
+        while ws.get(j).is_some_and(|w| {
+            DETERMINERS.contains(&w.low.as_str())
+                || matches!(
+                    w.low.as_str(),
+                    "whole" | "entire" | "full" | "old" | "stale"
+                )
+        }) {
             j += 1;
         }
         let Some(w) = ws.get(j) else { continue };
@@ -1155,9 +1188,11 @@ fn without_deadlines(low: &str) -> String {
         // `the notice for Saturday's window`: a day that names what the thing is about, not
         // when to act (`on Tuesday's call` is when).
         if *w == "for"
-            && words
-                .get(i + 1)
-                .is_some_and(|n| DAYS.contains(&n.trim_end_matches("'s")))
+            && words.get(i + 1).is_some_and(|n| {
+                DAYS.contains(&n.trim_end_matches("'s"))
+                    // `for tomorrow's load test`: what it is for, not when to act.
+                    || matches!(*n, "tomorrow's" | "tonight's" | "today's" | "next week's")
+            })
         {
             skip = 1;
             continue;
@@ -1188,8 +1223,91 @@ fn without_reported_speech(low: &str) -> &str {
 }
 
 /// The mood of a clause's lowercased words.
+/// Whether a clause says what automation does next (`CI will pick it up and build the
+/// release`, `Flux picks changes up`): said, not asked; it neither grants nor forbids.
+fn describes_automation(low: &str) -> bool {
+    const WHO: &[&str] = &[
+        "ci",
+        "the ci",
+        "the pipeline",
+        "the workflow",
+        "flux",
+        "argo",
+        "argocd",
+        "the bot",
+        "renovate",
+        "dependabot",
+        "github actions",
+        "the release workflow",
+        "the deploy job",
+    ];
+    WHO.iter().any(|w| {
+        low.strip_prefix(w).is_some_and(|rest| {
+            [
+                " will ",
+                "'ll ",
+                " picks ",
+                " then ",
+                " builds ",
+                " deploys ",
+                " publishes ",
+            ]
+            .iter()
+            .any(|v| rest.starts_with(v))
+        })
+    })
+}
+
+/// The text without the gates it says are passed and the labels that only sound negative:
+/// `sign-off is done`, `approvals are in`, `go/no-go passed`, `close it as not planned` (GitHub's
+/// close reason) defer or negate nothing.
+fn without_passed_gates(low: &str) -> String {
+    const PASSED: &[&str] = &[
+        "sign-off is done",
+        "sign-off's done",
+        "sign-off done",
+        "sign-off is in",
+        "sign-off received",
+        "sign-off came through",
+        "signoff is done",
+        "signoff is in",
+        "sign off is done",
+        "got sign-off",
+        "have sign-off",
+        "approvals are in",
+        "approval is in",
+        "go/no-go passed",
+        "is approved",
+        "was approved",
+        "are approved",
+        "is signed off",
+        "was signed off",
+        "ok'd it",
+        "okayed it",
+    ];
+    // GitHub's close reason sounds negative and is not.
+    const LABELS: &[&str] = &["as not planned", "\"not planned\"", "reason not planned"];
+    let mut out = low.to_string();
+    // `deploy after it is approved` still waits: a gate said to come is no gate passed.
+    let gated = [
+        " after ",
+        " once ",
+        " when ",
+        " until ",
+        "not before",
+        "wait for",
+    ]
+    .iter()
+    .any(|w| low.contains(w));
+    for p in LABELS.iter().chain(PASSED.iter().filter(|_| !gated)) {
+        out = out.replace(p, " ");
+    }
+    out
+}
+
 fn mood(low: &str) -> Mood {
-    let low = without_reported_speech(low);
+    let passed = without_passed_gates(without_reported_speech(low));
+    let low = passed.as_str();
     // `after … is approved`, `once QA signs off`: a person decides first.
     let gated = [" after ", " once ", " when "]
         .iter()
@@ -1451,6 +1569,9 @@ fn clause(text: &str, before: &str, ci: bool, m: &mut Mandate, looks: &mut Vec<S
         return;
     }
     let low = text.to_ascii_lowercase().replace(['’', '‘'], "'");
+    if describes_automation(&low) {
+        return;
+    }
     let vs = verbs(&ws);
     let verb_words: Vec<usize> = vs.iter().flat_map(|(i, _, n)| *i..*i + n).collect();
     let mut targets = targets_of(&ws, &verb_words);

@@ -81,6 +81,71 @@ pub(super) fn change_signals(path: &Path, change: &Change, out: &mut Vec<Signal>
     lint_rules_dropped(&p, &name, change, out);
     open_to_internet(&p, &name, change, out);
     package_repositories(&p, &name, change, out);
+    dns_records(&p, &name, change, out);
+}
+
+/// A DNS record in infrastructure code (`aws_route53_record`, `cloudflare_record`,
+/// `google_dns_record_set`, …) pointed somewhere: where a name sends everyone, once applied.
+/// Repointing a record that exists is high (its traffic moves); a new record is medium. The
+/// target is the record's name, which the user's words may give.
+fn dns_records(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) {
+    const KINDS: &[&str] = &[
+        "aws_route53_record",
+        "cloudflare_record",
+        "cloudflare_dns_record",
+        "google_dns_record_set",
+        "azurerm_dns_",
+        "digitalocean_record",
+        "dnsimple_record",
+    ];
+    if !name.ends_with(".tf") {
+        return;
+    }
+    let file = change.after.iter().chain(&change.added);
+    if !file.clone().any(|l| KINDS.iter().any(|k| l.contains(k))) {
+        return;
+    }
+    let points = |l: &str| {
+        let c = compact(l);
+        ["records=", "value=", "content=", "rrdatas="]
+            .iter()
+            .any(|k| c.starts_with(k))
+    };
+    let Some(first) = change.added.iter().find(|l| points(l)) else {
+        return;
+    };
+    let repointed = change.removed.iter().any(|l| points(l));
+    // The record's name: the nearest `name = "…"` above the line pointed, in the file.
+    let lines: Vec<&str> = if change.after.is_empty() {
+        change.added.clone()
+    } else {
+        change.after.clone()
+    };
+    let record = lines
+        .iter()
+        .position(|l| l == first)
+        .and_then(|at| {
+            lines[..at].iter().rev().take(12).find_map(|l| {
+                let c = compact(l);
+                c.strip_prefix("name=")
+                    .map(|v| v.trim_matches(['"', '\'']).to_string())
+            })
+        })
+        .unwrap_or_else(|| "dns".to_string());
+    push(
+        out,
+        Category::Production,
+        if repointed {
+            Severity::High
+        } else {
+            Severity::Medium
+        },
+        format!(
+            "the change to {p} {} the DNS record {record}: where that name sends everyone, once applied",
+            if repointed { "repoints" } else { "adds" }
+        ),
+        &format!("dns {record}"),
+    );
 }
 
 /// Infrastructure code that opens a port to the whole internet: an ingress rule (a security
@@ -117,6 +182,11 @@ fn open_to_internet(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>)
             || c.contains("::/0")
             || ((c.contains("sourceaddressprefix") || c.contains("source_address_prefix"))
                 && (c.contains("\"*\"") || c.contains("'*'") || c.contains("internet")));
+        // A source widened inside a block the change leaves as it was (`cidr_blocks` edited in
+        // an `ingress { … }` of the file): the block the file puts it in.
+        if anywhere && !ingress {
+            ingress = block_of(l, &change.after).is_some_and(|b| b == "ingress");
+        }
         if ingress && anywhere {
             opened = true;
         }
@@ -152,6 +222,22 @@ fn open_to_internet(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>)
         ),
         format!("internet {}", ports.join(" ")).trim(),
     );
+}
+
+/// The direction (`ingress` or `egress`) of the block a line lies in, from the lines around it
+/// in the file after the change: the nearest opening above it that names one.
+fn block_of(line: &str, after: &[&str]) -> Option<&'static str> {
+    let at = after.iter().position(|a| *a == line)?;
+    after[at.saturating_sub(15)..at].iter().rev().find_map(|a| {
+        let c = compact(a);
+        if c.contains("egress") {
+            Some("egress")
+        } else if c.contains("ingress") {
+            Some("ingress")
+        } else {
+            None
+        }
+    })
 }
 
 /// A package repository added to a build (Gradle's `maven { url … }`, a Maven `<repository>` or
@@ -817,10 +903,11 @@ fn new_code_sources(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>)
             if let Some(real) = KNOWN_SOURCES.iter().find(|k| {
                 **k != repo && strsim::damerau_levenshtein(k, &repo) <= 2 && repo.len() >= 8
             }) {
+                // A look-alike is never what the user meant: critical, whatever the words.
                 push(
                     out,
                     Category::SupplyChain,
-                    Severity::High,
+                    Severity::Critical,
                     format!(
                         "the change to {p} adds `{repo}`, a look-alike of `{real}`, whose code runs in CI or on every commit"
                     ),
@@ -882,7 +969,7 @@ fn new_code_sources(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>)
             push(
                 out,
                 Category::SupplyChain,
-                Severity::High,
+                Severity::Critical,
                 format!(
                     "the change to {p} adds the dependency `{word}`, a look-alike of the popular package `{real}` (typosquatting)"
                 ),

@@ -75,6 +75,37 @@ pub(super) fn is_known_host(host: &str, cfg: &SignalsConfig) -> bool {
         || cfg.known_hosts.iter().any(|k| k.eq_ignore_ascii_case(host))
 }
 
+/// A provider's own API, which takes its credential in a header by design (`Authorization:
+/// Bearer $CF_API_TOKEN` to `api.cloudflare.com`): the header is how the call is made, not a
+/// credential sent away. What the call sends and does is judged as for any host.
+fn provider_api(host: &str) -> bool {
+    const APIS: &[&str] = &[
+        "api.cloudflare.com",
+        "api.fastly.com",
+        "api.sendgrid.com",
+        "api.mailgun.net",
+        "api.postmarkapp.com",
+        "api.github.com",
+        "gitlab.com",
+        "api.netlify.com",
+        "api.vercel.com",
+        "api.heroku.com",
+        "api.digitalocean.com",
+        "api.pagerduty.com",
+        "events.pagerduty.com",
+        "api.opsgenie.com",
+        "slack.com",
+        "api.linear.app",
+        "sentry.io",
+        "api.datadoghq.com",
+        "api.datadoghq.eu",
+        "api.statuspage.io",
+        "api.launchdarkly.com",
+        "api.twilio.com",
+    ];
+    APIS.contains(&host) || host.ends_with(".atlassian.net")
+}
+
 /// Whether the command sends data to a remote host: a request body, a form, an uploaded file, a
 /// copy to a remote path. A bodyless `curl -X POST` to a deploy hook ([`deploy_hook`]) sends
 /// nothing but the hook's URL: it is the hook's trigger, which its own signal reports.
@@ -224,9 +255,12 @@ pub(super) fn fetch_signals(
             body.as_deref()
                 .filter(|b| !matches!(b.trim(), "" | "{}" | "[]" | "null" | "\"\"")),
             headers
-                .keys()
-                .filter(|k| crate::request::is_credential_header(k))
-                .cloned()
+                .iter()
+                .filter(|(k, v)| {
+                    crate::request::is_credential_header(k)
+                        && !(provider_api(host) && crate::request::names_a_variable(v))
+                })
+                .map(|(k, _)| k.clone())
                 .collect::<Vec<_>>(),
         ),
         _ => (None, Vec::new()),

@@ -1130,6 +1130,18 @@ fn test_skipped(
         "t.Skip(",
         "@Disabled",
         "@Ignore",
+        // RSpec without parentheses, expected failures, a panic made the expectation.
+        "xit \"",
+        "xit '",
+        "xdescribe \"",
+        "xdescribe '",
+        "xcontext \"",
+        "xspecify \"",
+        "@pytest.mark.xfail",
+        "it.failing(",
+        "test.failing(",
+        "#[should_panic]",
+        "[Ignore]",
     ];
     // Rust keeps unit tests beside the code: a marker next to `#[test]` skips one.
     let rust_tests = name.ends_with(".rs") && text.contains("#[test]");
@@ -1165,7 +1177,7 @@ fn skipped_test(text: &str, diff: bool, markers: &[&str]) -> Option<String> {
             .collect();
         (w.len() >= 3).then_some(w)
     };
-    for l in lines.iter().skip(at).take(4) {
+    for l in lines.iter().skip(at).take(6) {
         let t = l.trim();
         for key in ["async def ", "def ", "pub fn ", "fn ", "func ", "void "] {
             if let Some(i) = t.find(key)

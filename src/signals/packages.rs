@@ -295,7 +295,7 @@ pub(super) fn typosquat_signals(c: &SimpleCommand, name: &str, out: &mut Vec<Sig
         if let Some(real) = typosquat_of(bare, popular) {
             out.push(sig(
                 Category::SupplyChain,
-                Severity::High,
+                Severity::Critical,
                 format!(
                     "`{}` installs `{bare}`, a look-alike of the popular package `{real}` (typosquatting)",
                     c.text

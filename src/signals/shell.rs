@@ -1044,6 +1044,8 @@ fn mutating_verb(c: &SimpleCommand, name: &str, words: &[&str]) -> Option<String
             || first.contains(":rollback")
             || first.contains(":scale")
             || first.starts_with("releases")
+            || first.starts_with("container:release")
+            || first.starts_with("pipelines:promote")
             || first.starts_with("apps:destroy")
             || first.starts_with("ps:"))
         .then(|| first.to_string()),

@@ -22,8 +22,14 @@ fn request(case: &toml::Value) -> ReviewRequest {
     {
         "shell" => json!({"kind": "shell", "command": s("cmd"), "cwd": "/work/repo"}),
         "read" => json!({"kind": "read", "path": s("path"), "cwd": "/work/repo"}),
+        // A diff alone, or with the whole new content (as a hook that read the file sends).
         "write" if case.get("diff").is_some() => {
-            json!({"kind": "write", "path": s("path"), "cwd": "/work/repo", "diff": s("diff")})
+            let mut a =
+                json!({"kind": "write", "path": s("path"), "cwd": "/work/repo", "diff": s("diff")});
+            if case.get("content").is_some() {
+                a["content"] = json!(s("content"));
+            }
+            a
         }
         "write" => {
             json!({"kind": "write", "path": s("path"), "cwd": "/work/repo", "content": s("content")})
