@@ -823,6 +823,33 @@ mod tests {
             on_write("Bump requests to 2.33.0.", "/w/requirements.txt", bump, &[]),
             "elsewhere"
         );
+        // A package added by name, at whatever version the agent picks; another is not it.
+        let add = "@@ -1 +1,2 @@
+ requests==2.31.0
++zod==3.23.8
+";
+        assert_eq!(
+            on_write(
+                "Add zod so we can validate the body.",
+                "/w/requirements.txt",
+                add,
+                &[]
+            ),
+            "granted"
+        );
+        let other = "@@ -1 +1,2 @@
+ requests==2.31.0
++yup==1.4.0
+";
+        assert_ne!(
+            on_write(
+                "Add zod so we can validate the body.",
+                "/w/requirements.txt",
+                other,
+                &[]
+            ),
+            "granted"
+        );
     }
 
     #[test]

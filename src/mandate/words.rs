@@ -854,6 +854,121 @@ fn objects(ws: &[Word], vs: &[(usize, &'static [Act], usize)]) -> Vec<String> {
     out
 }
 
+/// `add zod`, `pull in serde_json`: an install of the package named, at any version.
+fn install_added(ws: &[Word], acts: &mut Vec<Act>, targets: &mut Vec<String>) {
+    if let Some(pkg) = added_package(ws) {
+        if !targets.contains(&pkg) {
+            targets.push(pkg);
+        }
+        acts.push(Act::Install);
+        acts.sort();
+        acts.dedup();
+    }
+}
+
+/// The package an `add` or `pull in` names (`add zod so we can validate …`, `pull in
+/// serde_json for it`): the plain word right after the verb, determiners skipped, when it looks
+/// like a package's name and is none of the things a change adds (`add tests`, `add a flag`).
+fn added_package(ws: &[Word]) -> Option<String> {
+    let i = verb_of(ws, &["add", "pull in"])?;
+    let mut j = i + if phrase_at(ws, i, "pull in") { 2 } else { 1 };
+    while ws
+        .get(j)
+        .is_some_and(|w| DETERMINERS.contains(&w.low.as_str()))
+    {
+        j += 1;
+    }
+    let w = ws.get(j)?;
+    // The head of what is added: the clause ends after it or goes on to say why or where
+    // (`add zod so we can …`, `… to the api`); `add an HTTP client gem` adds a kind of thing.
+    let ends = w.raw.ends_with(['.', ',', ';', ':', '!', '?'])
+        || ws.get(j + 1).is_none_or(|n| {
+            matches!(
+                n.low.as_str(),
+                "so" | "for"
+                    | "to"
+                    | "and"
+                    | "as"
+                    | "in"
+                    | "because"
+                    | "which"
+                    | "that"
+                    | "into"
+                    | "("
+                    | "package"
+                    | "dependency"
+                    | "crate"
+                    | "library"
+                    | "gem"
+                    | "module"
+            )
+        });
+    let core = w.raw.trim_end_matches(['.', ',', ';', ':', '!', '?']);
+    const NOT_PACKAGES: &[&str] = &[
+        "tests",
+        "test",
+        "support",
+        "docs",
+        "comments",
+        "comment",
+        "more",
+        "option",
+        "options",
+        "flag",
+        "step",
+        "check",
+        "checks",
+        "column",
+        "field",
+        "migration",
+        "endpoint",
+        "route",
+        "feature",
+        "retries",
+        "retry",
+        "validation",
+        "logging",
+        "types",
+        "handling",
+        "error",
+        "errors",
+        "entry",
+        "entries",
+        "rule",
+        "rules",
+        "note",
+        "notes",
+        "section",
+        "example",
+        "examples",
+        "it",
+        "them",
+        "one",
+        "new",
+        "missing",
+        "index",
+        "case",
+        "cases",
+    ];
+    let plain = core.len() >= 2
+        && core.starts_with(|c: char| c.is_ascii_alphabetic())
+        && core
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_'));
+    let named = !target::tokens_of_word(core).is_empty()
+        && target::tokens_of_word(core)
+            .iter()
+            .all(|t| matches!(t, target::Token::Name(_)));
+    (plain
+        && ends
+        && named
+        && !NOT_PACKAGES.contains(&core)
+        && !KINDS.contains(&core)
+        && !KINDS.contains(&core.trim_end_matches('s'))
+        && !VERBS.iter().any(|(p, _)| *p == core))
+    .then(|| core.to_string())
+}
+
 /// Whether one of `list` starts at a verb position of the clause; the first such index.
 fn verb_of(ws: &[Word], list: &[&str]) -> Option<usize> {
     (0..ws.len()).find(|&i| verb_position(ws, i) && list.iter().any(|p| phrase_at(ws, i, p)))
@@ -1584,6 +1699,7 @@ fn clause(text: &str, before: &str, ci: bool, m: &mut Mandate, looks: &mut Vec<S
         || (low.starts_with("not ") && vs.is_empty() && !targets.is_empty());
     let keeps = contains_any(&low, KEEPS).is_some();
     let mut acts = clause_acts(&ws, &vs, &low, &targets);
+    install_added(&ws, &mut acts, &mut targets);
     let prohibit =
         |m: &mut Mandate, act: Option<Act>, targets: Vec<String>| forbid(m, act, targets, text);
     if instead {
@@ -2091,6 +2207,19 @@ mod tests {
         assert_eq!(m.grants[0].targets, ["production"]);
         assert!(acts(&compile("Add sidekiq ~> 7.2 for background jobs.")).contains(&"install"));
         assert!(acts(&compile("Add an HTTP client gem for the webhook sender.")).is_empty());
+        // A package added by name is installed at any version; things a change adds are none.
+        let m = compile("Add zod so we can validate the signup request body.");
+        assert_eq!(acts(&m), ["install"]);
+        assert_eq!(m.grants[0].targets, ["zod"]);
+        let m = compile("Add a --json flag to emit the report as JSON; pull in serde_json for it.");
+        assert!(
+            m.grants
+                .iter()
+                .any(|g| g.act == Act::Install && g.targets.contains(&"serde_json".to_string())),
+            "{m:?}"
+        );
+        assert!(acts(&compile("Add tests for the login flow.")).is_empty());
+        assert!(acts(&compile("Don't add zod yet.")).is_empty());
         let m = compile("Give me a pulumi preview of acme/analytics/prod.");
         assert!(!acts(&m).contains(&"infrastructure-change"), "{m:?}");
         // `fix the IAM policy` grants access; a migration that drops what the user names.
