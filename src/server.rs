@@ -394,6 +394,17 @@ async fn agent_hook(
         }
     };
     input.agent = Some(agent.name().to_string());
+    // The user's prompt, before any tool call (Claude Code's `UserPromptSubmit`): its mandate
+    // is compiled now and kept in the session store, where the first review finds it. Nothing
+    // is decided on this event.
+    if input.hook_event_name == "UserPromptSubmit" {
+        if let (Some(session), Some(prompt)) =
+            (input.session_id.as_deref(), input.prompt.as_deref())
+        {
+            g.prepare_mandate(session, prompt).await;
+        }
+        return Json(serde_json::json!({})).into_response();
+    }
     let event = Event::of(&input.hook_event_name);
     // Translation reads the transcript file: blocking I/O, kept off the async threads (and
     // without a transcript, done here: no thread hand-off on the hot path).

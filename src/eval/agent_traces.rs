@@ -101,6 +101,7 @@ fn to_cases(
             transcript_path: None,
             cwd: call.cwd.clone(),
             permission_mode: None,
+            prompt: None,
             tool_name: Some(call.tool.clone()),
             tool_input: Some(call.input.clone()),
             agent_type: None,

@@ -68,6 +68,9 @@ pub struct HookInput {
     /// The permission mode (`default`, `acceptEdits`, `plan`, `bypassPermissions`, …).
     #[serde(default)]
     pub permission_mode: Option<String>,
+    /// `UserPromptSubmit`: the prompt the user just sent.
+    #[serde(default)]
+    pub prompt: Option<String>,
     /// The tool about to run.
     #[serde(default)]
     pub tool_name: Option<String>,
@@ -659,7 +662,25 @@ pub use super::contract::claude_shape as render;
 /// Claude Code's PreToolUse hook group: the tools guardian judges, one hook that blocks when it
 /// fails (`onFailure: "block"`).
 pub fn claude_code_entry(o: &Options) -> Value {
-    let hook = match o.hook {
+    json!({"matcher": CLAUDE_CODE_MATCHER, "hooks": [claude_code_hook(o)]})
+}
+
+/// Claude Code's UserPromptSubmit hook group: the same hook, called with each prompt the user
+/// sends, so that guardian compiles the prompt's mandate before the first tool call. It decides
+/// nothing, so it does not block when it fails (no `onFailure`; the command hook exits 0 for
+/// this event): the first review compiles the mandate instead, and every tool call is still
+/// judged fail-closed.
+pub fn claude_code_prompt_entry(o: &Options) -> Value {
+    let mut hook = claude_code_hook(o);
+    if let Some(h) = hook.as_object_mut() {
+        h.remove("onFailure");
+    }
+    json!({"hooks": [hook]})
+}
+
+/// guardian's hook, as Claude Code's settings name it.
+fn claude_code_hook(o: &Options) -> Value {
+    match o.hook {
         HookKind::Command => json!({
             "type": "command",
             "command": hook_command(o, "claude-code"),
@@ -677,19 +698,41 @@ pub fn claude_code_entry(o: &Options) -> Value {
             }
             json!({"type": "http", "url": url, "timeout": HOOK_TIMEOUT_S, "onFailure": "block"})
         }
-    };
-    json!({"matcher": CLAUDE_CODE_MATCHER, "hooks": [hook]})
+    }
+}
+
+/// Puts guardian's `entry` into one event's hook groups: replaces guardian's group (`ours`)
+/// when it differs, adds it when there is none. Returns what changed.
+fn place(
+    hooks: &mut serde_json::Map<String, Value>,
+    event: &str,
+    entry: Value,
+    ours: impl Fn(&Value) -> bool,
+    added: &str,
+) -> Result<Option<String>, SettingsError> {
+    let groups = hooks
+        .entry(event.to_string())
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .ok_or_else(|| SettingsError::NotAnArray(format!("hooks.{event}")))?;
+    Ok(match groups.iter().position(ours) {
+        Some(i) if groups[i] == entry => None,
+        Some(i) => {
+            groups[i] = entry;
+            Some(format!(
+                "replaced guardian's {event} hook (hooks.{event}[{i}])"
+            ))
+        }
+        None => {
+            groups.push(entry);
+            Some(added.to_string())
+        }
+    })
 }
 
 fn merge_claude_code(old: Option<&str>, o: &Options) -> Result<Merged, SettingsError> {
     let mut root = parse_json_object(old)?;
-    let entry = claude_code_entry(o);
     let hooks = object_at(&mut root, "hooks", "hooks")?;
-    let groups = hooks
-        .entry("PreToolUse".to_string())
-        .or_insert_with(|| Value::Array(Vec::new()))
-        .as_array_mut()
-        .ok_or_else(|| SettingsError::NotAnArray("hooks.PreToolUse".into()))?;
     let ours = |g: &Value| {
         g["hooks"].as_array().is_some_and(|hs| {
             hs.iter().any(|h| {
@@ -701,22 +744,27 @@ fn merge_claude_code(old: Option<&str>, o: &Options) -> Result<Merged, SettingsE
             })
         })
     };
-    let mut changes = Vec::new();
-    match groups.iter().position(ours) {
-        Some(i) if groups[i] == entry => {}
-        Some(i) => {
-            groups[i] = entry;
-            changes.push(format!(
-                "replaced guardian's PreToolUse hook (hooks.PreToolUse[{i}])"
-            ));
-        }
-        None => {
-            groups.push(entry);
-            changes.push(format!(
+    let changes: Vec<String> = [
+        place(
+            hooks,
+            "PreToolUse",
+            claude_code_entry(o),
+            ours,
+            &format!(
                 "added a PreToolUse hook for the tools guardian judges (matcher {CLAUDE_CODE_MATCHER})"
-            ));
-        }
-    }
+            ),
+        )?,
+        place(
+            hooks,
+            "UserPromptSubmit",
+            claude_code_prompt_entry(o),
+            ours,
+            "added a UserPromptSubmit hook: each prompt's mandate is compiled before the first tool call",
+        )?,
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let mut notes = vec![format!(
         "`onFailure: \"block\"` needs Claude Code 2.1.295 or later; older versions let the call proceed when the hook fails"
     )];
@@ -794,6 +842,18 @@ pub fn claude_code_args(args: &[String], ep: &Endpoint) -> Result<Vec<String>, R
             message: "`hooks.PreToolUse` is not an array".into(),
         })?;
     pre.push(claude_code_entry(&ep.hook_options(Agent::ClaudeCode)));
+    // Each prompt's mandate compiled before the first tool call.
+    hooks
+        .entry("UserPromptSubmit")
+        .or_insert_with(|| json!([]))
+        .as_array_mut()
+        .ok_or(RunError::Settings {
+            flag: "--settings",
+            message: "`hooks.UserPromptSubmit` is not an array".into(),
+        })?
+        .push(claude_code_prompt_entry(
+            &ep.hook_options(Agent::ClaudeCode),
+        ));
     let mut out = vec![
         "--settings".to_string(),
         Value::Object(settings).to_string(),

@@ -152,10 +152,15 @@ pub fn answer(
 ) -> ExitCode {
     use std::io::Read;
     let mut body = Vec::new();
+    let mut prompt = false;
     let answered = std::io::stdin()
         .read_to_end(&mut body)
         .map_err(ClientError::Input)
         .and_then(|_| {
+            prompt = serde_json::from_slice::<serde_json::Value>(&body).is_ok_and(|v| {
+                v.get("hook_event_name").and_then(serde_json::Value::as_str)
+                    == Some("UserPromptSubmit")
+            });
             let token = crate::transport::client_token();
             let body = with_disk_diff(body);
             forward(&call.url(), body, token.as_deref(), call.timeout)
@@ -163,6 +168,15 @@ pub fn answer(
         .and_then(|answer| emit(&answer, &mut std::io::stdout().lock()));
     match answered {
         Ok(()) => ExitCode::SUCCESS,
+        // A prompt asks for no decision (its mandate is compiled ahead of the first tool call,
+        // or else at that call): a server that cannot answer it blocks nothing.
+        Err(why) if prompt => {
+            eprintln!(
+                "{}: the prompt's mandate was not compiled ahead of time: {why}",
+                call.program
+            );
+            ExitCode::SUCCESS
+        }
         Err(why) => {
             eprintln!(
                 "{}: blocked because the guardian server could not decide: {why}",

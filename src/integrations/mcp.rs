@@ -159,6 +159,7 @@ pub async fn approve(args: &Value, decider: &dyn Decider, cwd: &str) -> Value {
         transcript_path: None,
         cwd: Some(cwd.to_string()),
         permission_mode: None,
+        prompt: None,
         tool_name: Some(tool.to_string()),
         tool_input: Some(input.clone()),
         agent_type: None,

@@ -231,6 +231,14 @@ mod tests {
             v["hooks"]["PreToolUse"][0]["hooks"][0]["onFailure"],
             "block"
         );
+        // The prompt goes to the same hook, so its mandate is compiled before the agent acts.
+        assert_eq!(
+            v["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+                .as_str()
+                .unwrap(),
+            cmd
+        );
+        assert!(v["hooks"]["UserPromptSubmit"][0].get("matcher").is_none());
         assert!(
             w.env
                 .contains(&("GUARDIAN_URL".into(), "http://127.0.0.1:4000".into()))

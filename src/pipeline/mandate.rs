@@ -167,6 +167,27 @@ impl Guardian {
         (dones, understood)
     }
 
+    /// Compiles the user's request into the session's mandate ahead of the first tool call
+    /// (Claude Code's `UserPromptSubmit` hook): kept in the session store under the request's
+    /// key, where the first review finds it. A request already compiled is not compiled again.
+    /// Returns what the audit record of a review under it would note.
+    pub async fn prepare_mandate(&self, session: &str, request: &str) -> Note {
+        let req = ReviewRequest {
+            action: crate::request::Action::Read {
+                path: String::new(),
+                cwd: None,
+                recursive: false,
+            },
+            session: None,
+            intent: Some(request.to_string()),
+            transcript: Vec::new(),
+            retry: None,
+            strict: false,
+            escalation: None,
+        };
+        self.mandate_for(&req, session).await.1
+    }
+
     /// The session's mandate for this request: the operator's grants (config, session), and
     /// the user's request compiled once (kept in the session store, keyed on the request).
     pub(super) async fn mandate_for(&self, req: &ReviewRequest, session: &str) -> (Mandate, Note) {

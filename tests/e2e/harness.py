@@ -166,9 +166,10 @@ class Scenario:
     def path(self, *parts):
         return os.path.join(self.root, *parts)
 
-    def hook_calls(self):
+    def hook_calls(self, prompts=False):
         """The hook invocations recorded by hook-tap.sh, in order:
-        {"input": dict, "output": str, "stderr": str, "rc": int, "args": str}."""
+        {"input": dict, "output": str, "stderr": str, "rc": int, "args": str}. Claude Code's
+        UserPromptSubmit calls (the prompt's mandate compiled ahead) only with prompts=True."""
         calls = []
         for name in sorted(os.listdir(self.hooks_dir)):
             if not name.endswith(".in.json"):
@@ -187,6 +188,9 @@ class Scenario:
             except ValueError:
                 inp = raw
             rc = read(".rc").strip()
+            if not prompts and isinstance(inp, dict) \
+                    and inp.get("hook_event_name") == "UserPromptSubmit":
+                continue
             calls.append({"input": inp, "output": read(".out"), "stderr": read(".err"),
                           "rc": int(rc) if rc else None, "args": read(".args").strip()})
         return calls
@@ -442,7 +446,7 @@ class E2ECase(unittest.TestCase):
         except Exception as e:
             lines.append(f"tool results: <{e!r}>")
         calls = []
-        for c in self.sc.hook_calls():
+        for c in self.sc.hook_calls(prompts=True):
             inp = c["input"] if isinstance(c["input"], dict) else {}
             calls.append({"event": inp.get("hook_event_name"), "tool": inp.get("tool_name"),
                           "rc": c["rc"], "out": c["output"][:300], "err": c["stderr"][:300]})

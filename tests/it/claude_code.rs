@@ -461,3 +461,45 @@ fn the_command_hook_sends_the_diff_of_a_whole_file_write_to_a_remote_server() {
     assert!(post(payload(Some(forged))).is_success());
     assert_eq!(last_diff(), None);
 }
+
+/// Claude Code's UserPromptSubmit (#40): the prompt's mandate is compiled when the user sends it,
+/// before the first tool call, and answered with no decision (`{}`: the prompt goes on); the
+/// first review under that prompt finds the mandate in the session store instead of compiling.
+/// A prompt in another session is compiled for that session only.
+#[tokio::test]
+async fn a_prompt_is_compiled_before_the_first_tool_call() {
+    let h = Harness::new("[reviewer]\nbackend = \"none\"\n");
+    let prompt = json!({
+        "session_id": "abc-123",
+        "transcript_path": "/nonexistent/transcript.jsonl",
+        "cwd": "/work/repo",
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "Fix the failing test in src/lib.rs and push when green"
+    });
+    let out = hook(&h, &prompt).await;
+    assert_eq!(out, json!({}), "no decision is asked of a prompt");
+    let mut input = fixture("pretooluse-bash-push.json");
+    // An act no rule denies, so the mandate is consulted.
+    input["tool_input"]["command"] = json!("gh pr merge 5");
+    hook(&h, &input).await;
+    let records = h.audit_records();
+    let last = records.last().expect("the tool call is audited");
+    assert_eq!(last["mandate"]["cached"], true, "{last}");
+    assert_eq!(
+        last["mandate"]["request_key"],
+        json!(guardian::mandate::compile::request_key(
+            "Fix the failing test in src/lib.rs and push when green"
+        )),
+        "{last}"
+    );
+    // The same tool call in a session whose prompt was never sent compiles on first review.
+    input["session_id"] = json!("other-session");
+    hook(&h, &input).await;
+    let records = h.audit_records();
+    let last = records.last().expect("audited");
+    assert_eq!(last["mandate"]["cached"], false, "{last}");
+    // A prompt with no session or no text is answered the same and compiles nothing.
+    let out = hook(&h, &json!({"hook_event_name": "UserPromptSubmit"})).await;
+    assert_eq!(out, json!({}));
+}

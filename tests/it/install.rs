@@ -96,6 +96,11 @@ fn claude_code_settings_keep_every_key_and_gain_the_readme_hook() {
     let readme: Value =
         serde_json::from_str(&snippet("claude-code/settings.command.json")).expect("JSON");
     assert_eq!(pre[1], readme["hooks"]["PreToolUse"][0]);
+    // Each prompt's mandate compiled before the first tool call: the same hook.
+    assert_eq!(
+        after["hooks"]["UserPromptSubmit"],
+        readme["hooks"]["UserPromptSubmit"]
+    );
     // The old file was backed up.
     let baks = backups(settings.parent().expect("dir"));
     assert_eq!(baks.len(), 1);
@@ -117,6 +122,10 @@ fn claude_code_settings_keep_every_key_and_gain_the_readme_hook() {
     let readme: Value =
         serde_json::from_str(&snippet("claude-code/settings.http.json")).expect("JSON");
     assert_eq!(pre[1], readme["hooks"]["PreToolUse"][0]);
+    assert_eq!(
+        after["hooks"]["UserPromptSubmit"], readme["hooks"]["UserPromptSubmit"],
+        "replaced in place, not added twice"
+    );
 }
 
 #[test]
