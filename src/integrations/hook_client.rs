@@ -157,10 +157,13 @@ pub fn answer(
         .read_to_end(&mut body)
         .map_err(ClientError::Input)
         .and_then(|_| {
-            prompt = serde_json::from_slice::<serde_json::Value>(&body).is_ok_and(|v| {
-                v.get("hook_event_name").and_then(serde_json::Value::as_str)
-                    == Some("UserPromptSubmit")
-            });
+            // Parsed only when the event's name is in the bytes: every tool call's body (a
+            // whole file, for a write) is forwarded without being read twice.
+            prompt = body.windows(16).any(|w| w == b"UserPromptSubmit")
+                && serde_json::from_slice::<serde_json::Value>(&body).is_ok_and(|v| {
+                    v.get("hook_event_name").and_then(serde_json::Value::as_str)
+                        == Some("UserPromptSubmit")
+                });
             let token = crate::transport::client_token();
             let body = with_disk_diff(body);
             forward(&call.url(), body, token.as_deref(), call.timeout)

@@ -501,6 +501,12 @@ fn sql_client(c: &SimpleCommand, a: &[String], out: &mut Vec<Done>) {
     });
     // `psql -f migrations/0042_add_index.sql`: a migration run by hand, its number a
     // target the user names (`run migration 0042`).
+    // The database written to: its name or host and the environment its words name.
+    let mut conn: Vec<String> = opt(a, &["-d", "--dbname", "-h", "--host", "-D", "--database"])
+        .map(str::to_string)
+        .into_iter()
+        .collect();
+    conn.extend(env_words(a));
     let migration_file = opt(a, &["-f", "--file"]).filter(|f| f.contains("migrat"));
     if let Some(f) = migration_file.filter(|_| !writes) {
         let mut t = vec![f.to_string()];
@@ -509,10 +515,7 @@ fn sql_client(c: &SimpleCommand, a: &[String], out: &mut Vec<Done>) {
         if !digits.is_empty() {
             t.push(format!("#{digits}"));
         }
-        t.extend(
-            opt(a, &["-d", "--dbname", "-h", "--host", "-D", "--database"]).map(str::to_string),
-        );
-        t.extend(env_words(a));
+        t.extend(conn.iter().cloned());
         push(out, Act::DatabaseWrite, t, c);
     }
     if writes {
@@ -529,10 +532,7 @@ fn sql_client(c: &SimpleCommand, a: &[String], out: &mut Vec<Done>) {
             })
             .collect();
         t.extend(sql_tables(&sql));
-        t.extend(
-            opt(a, &["-d", "--dbname", "-h", "--host", "-D", "--database"]).map(str::to_string),
-        );
-        t.extend(env_words(a));
+        t.extend(conn);
         push(out, Act::DatabaseWrite, t, c)
     }
 }
