@@ -155,6 +155,33 @@ class TestClaude(ClaudeCase):
         self.assertIn(MARKER, prompt, self.explain())
         self.assertIn(MARKER, self.audit()[0].get("intent") or "", self.explain())
 
+    def test_claude_prompt_compiled_before_the_first_tool_call(self):
+        """`guardian install` adds a UserPromptSubmit group: the real Claude Code sends the
+        prompt before its first model call, guardian compiles the prompt's mandate into the
+        session store and says nothing back (the prompt goes on), and the first review finds that
+        mandate already compiled (`cached: true`) under the same request key."""
+        self.start_reviewer("allow")
+        g = self.start_guardian(deny=DENY_PUSH)
+        # An act the mandate can name (inspect), so the review consults it.
+        self.start_anthropic([bash(f"kubectl get pods -n e2e; touch {self.ws('reviewed')}")])
+        self.setup_claude(g.url)
+        self.claude()
+        self.assertRan(self.ws("reviewed"))
+        calls = self.sc.hook_calls(prompts=True)
+        events = [c["input"].get("hook_event_name") if isinstance(c["input"], dict) else None
+                  for c in calls]
+        self.assertEqual(events, ["UserPromptSubmit", "PreToolUse"], self.explain())
+        prompt_call = calls[0]
+        self.assertEqual(prompt_call["rc"], 0, self.explain())
+        self.assertIn(MARKER, prompt_call["input"].get("prompt") or "", self.explain())
+        # Nothing to say to Claude Code: no output, or an empty object.
+        self.assertIn(prompt_call["output"].strip(), ("", "{}"), self.explain())
+        records = self.audit()
+        self.assertEqual(len(records), 1, self.explain())
+        mandate = records[0].get("mandate") or {}
+        self.assertIs(mandate.get("cached"), True, json.dumps(records[0])[:2000])
+        self.assertEqual(records[0].get("decided_by"), "reviewer", self.explain())
+
     # ---- the breaker ----------------------------------------------------------------------------
 
     def test_claude_three_denials_stop_the_agent(self):
