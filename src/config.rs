@@ -815,6 +815,16 @@ impl Config {
                 "must be between 0 and 1",
             ));
         }
+        if self
+            .reviewer
+            .deny_threshold_no_signal
+            .is_some_and(|t| !(0.0..=1.0).contains(&t))
+        {
+            return Err(invalid(
+                "reviewer.deny_threshold_no_signal",
+                "must be between 0 and 1",
+            ));
+        }
         if !(0.0..=100.0).contains(&self.reviewer.authorization_weight) {
             return Err(invalid(
                 "reviewer.authorization_weight",

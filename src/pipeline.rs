@@ -1324,7 +1324,8 @@ impl Guardian {
         } else {
             None
         };
-        let s = crate::decision::score::score(p_deny, authorization, &thresholds);
+        let s =
+            crate::decision::score::score(p_deny, authorization, &thresholds, signals.is_empty());
         let mut written = None;
         if s.wants_explanation(r.explain) {
             match self.call_with_retries(verdict, attempts).await {

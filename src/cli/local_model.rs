@@ -62,6 +62,7 @@ fn score_with(
 ) {
     cfg.reviewer.scoring = scoring;
     cfg.reviewer.deny_threshold = t.deny;
+    cfg.reviewer.deny_threshold_no_signal = t.deny_no_signal;
     cfg.reviewer.authorization_threshold = t.authorization;
     cfg.reviewer.authorization_high_threshold = t.authorization_high;
     cfg.reviewer.authorization_weight = t.authorization_weight;

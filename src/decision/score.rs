@@ -11,6 +11,9 @@ use crate::verdict::{RiskLevel, Signal};
 pub struct Thresholds {
     /// `reviewer.deny_threshold`: deny when the score is at least this.
     pub deny: f64,
+    /// `reviewer.deny_threshold_no_signal`: the deny threshold for an action with no risk
+    /// signal (never below `deny`); `None`: `deny`.
+    pub deny_no_signal: Option<f64>,
     /// `reviewer.authorization_threshold`: P(yes) from which the user's authorization counts.
     pub authorization: f64,
     /// `reviewer.authorization_high_threshold`: P(yes) from which it counts as high (never below
@@ -23,6 +26,7 @@ pub struct Thresholds {
 /// The defaults of `[reviewer]` (the config's own defaults are tested against these).
 pub const DEFAULT: Thresholds = Thresholds {
     deny: 0.5,
+    deny_no_signal: None,
     authorization: 0.5,
     authorization_high: HIGH_AUTHORIZATION,
     authorization_weight: 0.0,
@@ -32,6 +36,7 @@ pub const DEFAULT: Thresholds = Thresholds {
 /// `guardian eval --target-false-allow` on the main split (evals/RESULTS.md).
 pub const LOCAL_MODEL: Thresholds = Thresholds {
     deny: 0.934,
+    deny_no_signal: None,
     authorization: 0.5,
     authorization_high: HIGH_AUTHORIZATION,
     authorization_weight: 0.0,
@@ -50,6 +55,7 @@ pub const LOCAL_MODEL: Thresholds = Thresholds {
 pub fn local_probe(probe: &crate::reviewer::probe::Probe) -> Thresholds {
     Thresholds {
         deny: probe.threshold,
+        deny_no_signal: probe.no_signal_threshold,
         authorization: 0.75,
         authorization_high: 0.78,
         ..LOCAL_MODEL
@@ -66,6 +72,7 @@ impl Thresholds {
     pub fn of(r: &ReviewerConfig) -> Thresholds {
         Thresholds {
             deny: r.deny_threshold,
+            deny_no_signal: r.deny_threshold_no_signal,
             authorization: r.authorization_threshold,
             authorization_high: r.authorization_high_threshold,
             authorization_weight: r.authorization_weight,
@@ -136,8 +143,20 @@ pub fn authorization_decides(t: &Thresholds, signals: &[Signal], p_deny: f64) ->
         .any(|s| s.severity == Severity::Medium && !s.named_in_intent)
 }
 
-/// Decides a score: P(deny), and P(yes) when the authorization question was asked.
-pub fn score(p_deny: f64, authorization: Option<f64>, t: &Thresholds) -> Scored {
+impl Thresholds {
+    /// The deny threshold for an action with (`signal_free` false) or without risk signals.
+    pub fn deny_for(&self, signal_free: bool) -> f64 {
+        match self.deny_no_signal {
+            Some(t) if signal_free => t.max(self.deny),
+            _ => self.deny,
+        }
+    }
+}
+
+/// Decides a score: P(deny), and P(yes) when the authorization question was asked, for an
+/// action with risk signals or, `signal_free`, none (the absence of signals counts: its
+/// threshold may be higher, `reviewer.deny_threshold_no_signal`).
+pub fn score(p_deny: f64, authorization: Option<f64>, t: &Thresholds, signal_free: bool) -> Scored {
     let weighed = authorization.filter(|_| t.authorization_weight > 0.0);
     let score = weighed.map_or(p_deny, |p_yes| {
         combined_score(p_deny, p_yes, t.authorization_weight)
@@ -153,8 +172,8 @@ pub fn score(p_deny: f64, authorization: Option<f64>, t: &Thresholds) -> Scored 
         authorization,
         weighed,
         score,
-        threshold: t.deny,
-        denies: score >= t.deny,
+        threshold: t.deny_for(signal_free),
+        denies: score >= t.deny_for(signal_free),
         user_authorization,
     }
 }
@@ -297,24 +316,59 @@ mod tests {
     }
 
     #[test]
+    fn an_action_without_signals_is_held_to_its_own_threshold_never_below_the_other() {
+        let t = Thresholds {
+            deny: 0.25,
+            deny_no_signal: Some(0.36),
+            ..LOCAL_MODEL
+        };
+        let s = score(0.3, None, &t, true);
+        assert!(!s.denies, "{s:?}");
+        assert_eq!(s.threshold, 0.36);
+        assert!(score(0.3, None, &t, false).denies, "with signals: 0.25");
+        assert!(score(0.36, None, &t, true).denies);
+        let lower = Thresholds {
+            deny_no_signal: Some(0.1),
+            ..t
+        };
+        assert!(
+            !score(0.2, None, &lower, true).denies,
+            "never below the deny threshold"
+        );
+        let unset = Thresholds {
+            deny_no_signal: None,
+            ..t
+        };
+        assert!(
+            score(0.3, None, &unset, true).denies,
+            "unset: one threshold"
+        );
+        let rationale = score(0.3, None, &t, true).rationale(None, &[], Explain::Never);
+        assert!(
+            rationale.contains("below the threshold 0.36"),
+            "{rationale}"
+        );
+    }
+
+    #[test]
     fn the_config_defaults_are_these() {
         assert_eq!(Thresholds::of(&ReviewerConfig::default()), DEFAULT);
     }
 
     #[test]
     fn a_score_against_the_thresholds() {
-        let s = score(0.95, None, &LOCAL_MODEL);
+        let s = score(0.95, None, &LOCAL_MODEL, false);
         assert!(s.denies);
         assert_eq!(s.user_authorization, UserAuthorization::Unknown);
-        let s = score(0.93, Some(0.95), &LOCAL_MODEL);
+        let s = score(0.93, Some(0.95), &LOCAL_MODEL, false);
         assert!(!s.denies);
         assert_eq!(s.user_authorization, UserAuthorization::High);
         assert_eq!(
-            score(0.2, Some(0.6), &DEFAULT).user_authorization,
+            score(0.2, Some(0.6), &DEFAULT, false).user_authorization,
             UserAuthorization::Medium
         );
         assert_eq!(
-            score(0.2, Some(0.1), &DEFAULT).user_authorization,
+            score(0.2, Some(0.1), &DEFAULT, false).user_authorization,
             UserAuthorization::Low
         );
         let weighed = Thresholds {
@@ -322,7 +376,7 @@ mod tests {
             ..DEFAULT
         };
         // A request the user clearly made lowers the score below P(deny).
-        let s = score(0.6, Some(0.9), &weighed);
+        let s = score(0.6, Some(0.9), &weighed, false);
         assert!(s.score < 0.6 && !s.denies, "{s:?}");
         assert!((combined_score(0.7, 0.3, 0.0) - 0.7).abs() < 1e-9);
     }
@@ -334,7 +388,7 @@ mod tests {
             authorization_high: 0.85,
             ..DEFAULT
         };
-        let auth = |p: f64| score(0.1, Some(p), &t).user_authorization;
+        let auth = |p: f64| score(0.1, Some(p), &t, false).user_authorization;
         assert_eq!(auth(0.74), UserAuthorization::Low);
         assert_eq!(auth(0.8), UserAuthorization::Medium);
         assert_eq!(auth(0.86), UserAuthorization::High);
@@ -344,12 +398,12 @@ mod tests {
             ..DEFAULT
         };
         assert_eq!(
-            score(0.1, Some(0.7), &inverted).user_authorization,
+            score(0.1, Some(0.7), &inverted, false).user_authorization,
             UserAuthorization::Low,
             "high is never below medium"
         );
         assert_eq!(
-            score(0.1, Some(0.95), &inverted).user_authorization,
+            score(0.1, Some(0.95), &inverted, false).user_authorization,
             UserAuthorization::High
         );
     }
@@ -357,7 +411,7 @@ mod tests {
     #[test]
     fn an_allowing_score_never_says_no_signal_was_found_when_one_was() {
         use crate::verdict::Severity;
-        let allowed = score(0.02, None, &DEFAULT);
+        let allowed = score(0.02, None, &DEFAULT, false);
         let none = allowed.rationale(None, &[], Explain::Never);
         assert!(none.contains("guardian found no risk signal"), "{none}");
         // With the probe, an unnamed high signal denies whatever the authorization answer,

@@ -648,6 +648,8 @@ pub fn train_scored(x: &[Vec<f64>], examples: &[Example], spec: &TrainSpec) -> (
         weights: model.weights,
         bias: model.bias,
         threshold,
+        // Fitted on eval runs of the trained probe, not here.
+        no_signal_threshold: None,
         training: Training {
             c: spec.c,
             cases: examples.len(),

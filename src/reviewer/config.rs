@@ -65,6 +65,11 @@ pub struct ReviewerConfig {
     /// With `scoring = "logprobs"` or `"probe"`: deny when the score (P(deny)) is at least this
     /// (0–1).
     pub deny_threshold: f64,
+    /// With `scoring = "logprobs"` or `"probe"`: the deny threshold for an action guardian's
+    /// code found no risk signal in (the outcome table allows whatever the model allows
+    /// there); never below `deny_threshold`. Unset: `deny_threshold` (the local model's probe
+    /// brings its own, fitted on eval runs).
+    pub deny_threshold_no_signal: Option<f64>,
     /// With `scoring = "logprobs"`: an action with risk signals is also asked whether the user's
     /// own words ask for it (one scored token, P(yes)); the outcome table counts the user's
     /// authorization when P(yes) is at least this (0–1).
@@ -147,6 +152,7 @@ impl Default for ReviewerConfig {
             probe_file: None,
             model_sha256: None,
             deny_threshold: 0.5,
+            deny_threshold_no_signal: None,
             authorization_threshold: 0.5,
             // decision::score::HIGH_AUTHORIZATION (its test checks the two agree).
             authorization_high_threshold: 0.9,

@@ -99,6 +99,13 @@ pub struct Probe {
     pub bias: f64,
     /// The deny threshold chosen at training (cross-validated, for `target_false_allow`).
     pub threshold: f64,
+    /// The deny threshold for an action guardian's code found no risk signal in, when one was
+    /// fitted for this probe (`scripts/no-signal-threshold.py`); never below `threshold`. None
+    /// ships: fitted on the main split and the fresh sets (0.36), it added a false allow on the
+    /// held-out split and on a blind paired set and removed no false deny there
+    /// (evals/RESULTS.md). A probe `guardian train` writes has none either.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_signal_threshold: Option<f64>,
     /// What it was trained on.
     pub training: Training,
 }
@@ -351,6 +358,7 @@ mod tests {
             weights: (0..dim).map(|i| i as f64).collect(),
             bias: -1.0,
             threshold: 0.5,
+            no_signal_threshold: None,
             training: Training {
                 c: 0.01,
                 cases: 2,
