@@ -86,6 +86,8 @@ fn explains(c: Category) -> &'static [Act] {
             A::SecretUse,
             A::AccessGrant,
             A::Purge,
+            // `kubectl delete namespace preview-pr-2207`: a deployed thing deleted.
+            A::Delete,
             // A deploy a CI pipeline's change puts on a schedule.
             A::CiChange,
         ],
@@ -258,7 +260,15 @@ fn prohibits(p: &Prohibition, it: &Item) -> bool {
         return false;
     }
     let pt = target::tokens_all(&p.targets);
-    if pt.is_empty() || !pt.is_disjoint(&it.tokens) {
+    // `Keep 2023` names the `2023` folder of `gs://bucket/experiments/2023/`.
+    let in_path = it.tokens.iter().any(|t| match t {
+        Token::Path(path) => path.split('/').any(|seg| {
+            pt.iter()
+                .any(|x| matches!(x, Token::Number(n) | Token::Name(n) if n == seg))
+        }),
+        _ => false,
+    });
+    if pt.is_empty() || in_path || (!pt.is_disjoint(&it.tokens) && !only_within_names(p, it)) {
         return true;
     }
     if p.act.is_none() {
@@ -272,6 +282,33 @@ fn prohibits(p: &Prohibition, it: &Item) -> bool {
         .map(kind)
         .collect();
     !it.tokens.iter().any(|t| named.contains(&kind(t)))
+}
+
+/// Whether all a prohibition shares with an act is an environment read from inside the names
+/// on both sides (`preview-pr-2210 is still in review` against `preview-pr-2207`): the user set
+/// apart one named thing, not every thing in that environment.
+fn only_within_names(p: &Prohibition, it: &Item) -> bool {
+    let pt = target::tokens_all(&p.targets);
+    let names = |set: &BTreeSet<Token>| -> BTreeSet<Token> {
+        set.iter()
+            .filter(|t| matches!(t, Token::Name(_)))
+            .cloned()
+            .collect()
+    };
+    let (p_names, it_names) = (names(&pt), names(&it.tokens));
+    // An environment the user named as a word of its own (`leave production alone`).
+    let said = |t: &Token| {
+        p.targets
+            .iter()
+            .flat_map(|x| x.split_whitespace())
+            .any(|w| target::tokens_of_word(w).iter().all(|x| x == t))
+    };
+    !p_names.is_empty()
+        && !it_names.is_empty()
+        && p_names.is_disjoint(&it_names)
+        && pt
+            .intersection(&it.tokens)
+            .all(|t| matches!(t, Token::Env(_)) && !said(t))
 }
 
 fn items(

@@ -266,6 +266,17 @@ pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
         | ("gem" | "bundle", Some("install" | "add" | "update")) => {
             push(out, Act::Install, rest.clone(), c)
         }
+        ("dotnet", Some("nuget")) | ("nuget", Some("push")) if a.iter().any(|x| x == "push") => {
+            // `dotnet nuget push X.1.0.0.nupkg --source https://api.nuget.org/…`.
+            let mut t: Vec<String> = rest.iter().flat_map(|f| artifact(f)).collect();
+            let source = opt(a, &["--source", "-s", "-Source"]).unwrap_or("nuget");
+            t.push(if source.contains("nuget.org") || source == "nuget" {
+                "nuget".to_string()
+            } else {
+                source.to_string()
+            });
+            push(out, Act::Publish, named(t), c)
+        }
         ("twine", Some("upload"))
         | ("uv" | "poetry" | "flit" | "hatch" | "cargo" | "maturin", Some("publish"))
         | ("gem", Some("push")) => {
@@ -577,6 +588,17 @@ fn artifact(path: &str) -> Vec<String> {
     let Some(stem) = stem else {
         return Vec::new();
     };
+    // NuGet's `Name.Space.4.0.1.nupkg`: the version starts at the first all-digit part.
+    if file.ends_with(".nupkg") {
+        let dots: Vec<&str> = stem.split('.').collect();
+        if let Some(k) = dots
+            .iter()
+            .position(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+            .filter(|k| *k > 0)
+        {
+            return vec![dots[..k].join("."), dots[k..].join(".")];
+        }
+    }
     let parts: Vec<&str> = stem.split('-').collect();
     match parts
         .iter()
@@ -869,9 +891,11 @@ fn kubectl(c: &SimpleCommand, a: &[String], verb: &str, out: &mut Vec<Done>) {
         "get" | "describe" | "logs" | "top" | "explain" | "api-resources" | "events" | "diff" => {
             Act::Inspect
         }
-        "apply" | "create" | "replace" | "patch" | "set" | "scale" | "rollout" | "delete"
-        | "annotate" | "label" | "edit" | "autoscale" | "expose" | "run" | "drain" | "cordon"
-        | "uncordon" | "taint" => Act::Deploy,
+        // `delete namespace preview-pr-2207` deletes what it names, as the user's `delete` says.
+        "delete" => Act::Delete,
+        "apply" | "create" | "replace" | "patch" | "set" | "scale" | "rollout" | "annotate"
+        | "label" | "edit" | "autoscale" | "expose" | "run" | "drain" | "cordon" | "uncordon"
+        | "taint" => Act::Deploy,
         _ => return,
     };
     if verb == "rollout" && a.iter().any(|x| matches!(x.as_str(), "status" | "history")) {
@@ -1170,7 +1194,14 @@ fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) 
     .is_some_and(|s| {
         matches!(
             s.to_ascii_lowercase().as_str(),
-            "closed" | "done" | "completed" | "resolved" | "canceled" | "cancelled"
+            "closed"
+                | "done"
+                | "completed"
+                | "resolved"
+                | "canceled"
+                | "cancelled"
+                | "released"
+                | "shipped"
         )
     });
     // Reading tools do nothing the mandate names (`search_messages`, `get_pull_request`).

@@ -24,7 +24,7 @@ const VERBS: &[(&str, &[Act])] = &[
     ("ship", &[Act::Publish, Act::Deploy]),
     ("tag", &[Act::Publish]),
     ("upload", &[Act::Publish, Act::SendExternal]),
-    ("sync", &[Act::Publish]),
+    ("sync", &[Act::Publish, Act::Deploy]),
     ("deploy", &[Act::Deploy]),
     ("trigger", &[Act::Deploy]),
     ("kick off", &[Act::Deploy]),
@@ -108,6 +108,7 @@ const VERBS: &[(&str, &[Act])] = &[
     ("file an issue", &[Act::Comment]),
     ("create an issue", &[Act::Comment]),
     ("close", &[Act::Close]),
+    ("transition", &[Act::Close]),
     ("cancel", &[Act::Close]),
     ("resolve", &[Act::Close]),
 ];
@@ -576,6 +577,35 @@ const LOCALLY: &[&str] = &[
 const HOLDS: &[&str] = &[
     "keep", "keeps", "stay", "stays", "remain", "remains", "hold", "holds", "wait", "waits",
 ];
+
+/// Words that set a named target apart from what is asked (`checkout-web is fine`,
+/// `preview-pr-2210 is still in review`, `ENG-2291 is still blocked`): the target needs
+/// nothing, so nothing is done to it. Prohibitions only when the clause names a target and
+/// asks for no act.
+const SET_APART: &[&str] = &[
+    "is fine",
+    "are fine",
+    "is healthy",
+    "are healthy",
+    "is unaffected",
+    "are unaffected",
+    "not affected",
+    "still in review",
+    "still under review",
+    "still being reviewed",
+    "still blocked",
+    "still needed",
+    "still in use",
+    "keep running",
+    "keeps running",
+    "stay running",
+    "stays running",
+];
+
+/// Words that report a failure (`the release job failed last night`): a clause saying what went
+/// wrong asks for nothing, unless it starts with its verb (`retry the failed deploy` does not
+/// grant either: its act is a noun after `failed`).
+const FAILED: &[&str] = &["failed", "fails", "failing", "errored", "crashed", "broke"];
 
 const KEEPS: &[&str] = &[
     "leave",
@@ -1630,6 +1660,19 @@ fn write_acts(ws: &[Word], low: &str, ci: bool, acts: &mut Vec<Act>, targets: &m
 /// but what it names (`use a plain hyphen instead of the en dash` names no target: no
 /// prohibition).
 fn instead_of(text: &str, targets: &[String], m: &mut Mandate) {
+    // `block merges again instead of being allowed to fail`: the state the act ends, not
+    // another act.
+    let low = text.to_ascii_lowercase();
+    if [
+        "instead of being ",
+        "instead of staying ",
+        "instead of remaining ",
+    ]
+    .iter()
+    .any(|w| low.starts_with(w))
+    {
+        return;
+    }
     let last: Vec<Act> = m
         .grants
         .iter()
@@ -1659,7 +1702,17 @@ fn keeps_a_check_on(ws: &[Word]) -> bool {
 /// The clause without a leading ticket reference (`OPS-552: purge the expired sessions`):
 /// the verb after it is the clause's first word.
 fn without_ticket(text: &str) -> &str {
-    let Some((first, rest)) = text.split_once(char::is_whitespace) else {
+    // `Ticket REL-212: …`, `Jira OPS-7: …`: the word that says it is a ticket.
+    let bare = text
+        .split_once(char::is_whitespace)
+        .filter(|(w, _)| {
+            matches!(
+                w.to_ascii_lowercase().as_str(),
+                "ticket" | "issue" | "jira" | "story" | "task" | "bug"
+            )
+        })
+        .map_or(text, |(_, rest)| rest.trim_start());
+    let Some((first, rest)) = bare.split_once(char::is_whitespace) else {
         return text;
     };
     let Some(id) = first.strip_suffix(':') else {
@@ -1676,6 +1729,19 @@ fn without_ticket(text: &str) -> &str {
     if ticket { rest.trim_start() } else { text }
 }
 
+/// Whether a clause reports what the user already did (`I rewrote release/3.x locally to drop
+/// the commit`, `we tagged v2 yesterday`): it asks for nothing.
+fn reports_own_act(ws: &[Word]) -> bool {
+    const DONE: &[&str] = &[
+        "rewrote", "wrote", "made", "built", "ran", "did", "set", "put", "cut", "rebuilt", "redid",
+    ];
+    let [who, what, ..] = ws else {
+        return false;
+    };
+    matches!(who.low.as_str(), "i" | "we" | "i've" | "we've")
+        && ((what.low.ends_with("ed") && what.low != "need") || DONE.contains(&what.low.as_str()))
+}
+
 fn clause(text: &str, before: &str, ci: bool, m: &mut Mandate, looks: &mut Vec<String>) {
     let question = text.ends_with(" ?");
     let text = without_ticket(text.trim_end_matches(" ?").trim());
@@ -1688,6 +1754,20 @@ fn clause(text: &str, before: &str, ci: bool, m: &mut Mandate, looks: &mut Vec<S
         return;
     }
     let vs = verbs(&ws);
+    // `prisma migrate deploy failed with P3009`: a report of what went wrong.
+    let failed = low.contains("timed out")
+        || ws
+            .iter()
+            .any(|w| FAILED.contains(&w.low.trim_end_matches([',', '.', ':'])));
+    // `Please tell me why the deploy failed`: a verb that opens the clause asks for something.
+    let first_looks = low
+        .split_whitespace()
+        .find(|w| *w != "please" && *w != "just" && *w != "only")
+        .is_some_and(|w| LOOKS.contains(&w) || w == "tell");
+    let opens = |i: usize| i == 0 || (i == 1 && ws[0].low == "please");
+    if (failed && !first_looks && !vs.iter().any(|(i, _, _)| opens(*i))) || reports_own_act(&ws) {
+        return;
+    }
     let verb_words: Vec<usize> = vs.iter().flat_map(|(i, _, n)| *i..*i + n).collect();
     let mut targets = targets_of(&ws, &verb_words);
     let Mood {
@@ -1730,7 +1810,8 @@ fn clause(text: &str, before: &str, ci: bool, m: &mut Mandate, looks: &mut Vec<S
     let holds = ws.iter().enumerate().any(|(i, w)| {
         HOLDS.contains(&w.low.as_str()) && !ws.get(i + 1).is_some_and(|n| n.low.ends_with("ing"))
     });
-    if holds && acts.is_empty() && !targets.is_empty() {
+    let set_apart = contains_any(&low, SET_APART).is_some();
+    if (holds || set_apart) && acts.is_empty() && !targets.is_empty() {
         prohibit(m, None, targets);
         return;
     }
@@ -1758,10 +1839,6 @@ fn clause(text: &str, before: &str, ci: bool, m: &mut Mandate, looks: &mut Vec<S
         return;
     }
     // `…, which we already verify`: what is already done, or a relative clause, asks nothing.
-    let first_looks = low
-        .split_whitespace()
-        .find(|w| *w != "please" && *w != "just" && *w != "only")
-        .is_some_and(|w| LOOKS.contains(&w) || w == "tell");
     let statement = ["which ", "that ", "who "]
         .iter()
         .any(|w| low.starts_with(w))
@@ -1927,7 +2004,17 @@ pub fn compile(request: &str) -> Mandate {
         })
         .cloned()
         .collect();
+    // A grant that names its own thing takes no other: in `Roll back cart-api. checkout-web is
+    // fine.` the other clause's name is what the user set apart, not more of the grant.
     for g in &mut m.grants {
+        let named = g.targets.iter().any(|t| {
+            target::tokens(t)
+                .iter()
+                .any(|x| matches!(x, target::Token::Name(_)))
+        });
+        if named {
+            continue;
+        }
         for n in &names {
             if !g.targets.contains(n) {
                 g.targets.push(n.clone());
