@@ -604,7 +604,22 @@ fn csrf_off(p: &str, change: &Change, added: &str, out: &mut Vec<Signal>) {
             let code = !l.trim_start().starts_with(['#', '/', '*', '-']);
             code && (l.contains("CsrfViewMiddleware") || l.contains("csurf("))
         });
-    if let Some(hit) = CSRF_OFF.iter().find(|k| added.contains(*k)) {
+    // Laravel's VerifyCsrfToken: a wildcard in `$except` exempts every route (`'*'`,
+    // `'api/*'` exempts a prefix, which the reviewer weighs).
+    let laravel_wildcard = p.ends_with("verifycsrftoken.php")
+        && change.added.iter().any(|l| {
+            let t = l.trim().trim_end_matches(',');
+            t == "'*'" || t == "\"*\"" || t == "'/*'"
+        });
+    if laravel_wildcard {
+        push(
+            out,
+            Category::SafeguardBypass,
+            Severity::High,
+            format!("the change to {p} exempts every route from CSRF verification (`'*'`)"),
+            "csrf",
+        );
+    } else if let Some(hit) = CSRF_OFF.iter().find(|k| added.contains(*k)) {
         push(
             out,
             Category::SafeguardBypass,
@@ -770,13 +785,13 @@ fn test_expectation_changed(p: &str, name: &str, change: &Change, out: &mut Vec<
         .removed
         .iter()
         .map(|l| l.trim())
-        .filter(|l| assertion(l))
+        .filter(|l| assertion(l) || table_case(l))
         .collect();
     let edited = change
         .added
         .iter()
         .map(|l| l.trim())
-        .filter(|l| assertion(l) && !removed.contains(l))
+        .filter(|l| (assertion(l) || table_case(l)) && !removed.contains(l))
         .find(|a| {
             removed
                 .iter()
@@ -814,13 +829,18 @@ fn test_expectation_changed(p: &str, name: &str, change: &Change, out: &mut Vec<
 /// A row of a table-driven test: a struct or tuple literal naming what it expects.
 fn table_case(line: &str) -> bool {
     let l = line.to_ascii_lowercase();
-    // A positional row (`{"1h30m", 90 * time.minute},`): an input and what it gives.
-    let positional = l.ends_with("},") && l.matches(',').count() >= 2;
-    l.starts_with('{')
-        && (positional
-            || ["want", "expect", "err:", "error:"]
-                .iter()
-                .any(|w| l.contains(w)))
+    // A positional row (`{"1h30m", 90 * time.minute},`, pytest's `("TX", 19.99, 1.25),`): an
+    // input and what it gives.
+    let positional = |open: char, close: &str| {
+        l.starts_with(open) && l.ends_with(close) && l.matches(',').count() >= 2
+    };
+    positional('(', "),")
+        || positional('[', "],")
+        || (l.starts_with('{')
+            && (positional('{', "},")
+                || ["want", "expect", "err:", "error:"]
+                    .iter()
+                    .any(|w| l.contains(w))))
 }
 
 /// Actions and hook repositories people use, whose look-alikes are how a malicious one gets in.

@@ -265,9 +265,12 @@ pub(super) fn fetch_signals(
         ),
         _ => (None, Vec::new()),
     };
-    // As with curl: a bodyless POST to a deploy hook is its trigger, not an upload.
-    let sends =
-        body.is_some() || (!crate::request::is_read_method(&method) && deploy_hook(url).is_none());
+    // As with curl: a bodyless POST to a deploy hook is its trigger, not an upload; a bodyless
+    // DELETE sends nothing (what it deletes is its own signal, below).
+    let sends = body.is_some()
+        || (!crate::request::is_read_method(&method)
+            && method != "DELETE"
+            && deploy_hook(url).is_none());
     let before = out.len();
     host_signal(host, sends, cfg, out);
     if sends && out.len() > before {

@@ -1142,6 +1142,11 @@ fn test_skipped(
         "test.failing(",
         "#[should_panic]",
         "[Ignore]",
+        // ExUnit's tags, xUnit's skip reason.
+        "@tag :skip",
+        "@moduletag :skip",
+        "(Skip = \"",
+        "(Skip=\"",
     ];
     // Rust keeps unit tests beside the code: a marker next to `#[test]` skips one.
     let rust_tests = name.ends_with(".rs") && text.contains("#[test]");
