@@ -142,13 +142,22 @@ pub fn of(req: &ReviewRequest, action: &NormalizedAction, ctx: &Context) -> Vec<
                 None
             };
             if let Some(act) = act {
+                let mut targets: Vec<String> = url
+                    .split(['/', '?', '&', '='])
+                    .filter(|p| !p.is_empty() && !p.ends_with(':'))
+                    .map(str::to_string)
+                    .collect();
+                // A JSON body names its targets as an MCP tool's arguments do (Slack's
+                // `chat.postMessage` takes its channel from the body).
+                if let Some(v) = body
+                    .as_deref()
+                    .and_then(|b| serde_json::from_str::<serde_json::Value>(b).ok())
+                {
+                    targets.extend(mcp_targets(&v));
+                }
                 out.push(Done {
                     act,
-                    targets: url
-                        .split(['/', '?', '&', '='])
-                        .filter(|p| !p.is_empty() && !p.ends_with(':'))
-                        .map(str::to_string)
-                        .collect(),
+                    targets,
                     by: url.clone(),
                 });
             }
@@ -319,6 +328,21 @@ pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
         ("gsutil", Some("cp" | "rsync" | "mv")) => push(out, Act::Publish, upload_targets(a), c),
         ("gsutil", Some("rm" | "rb")) => push(out, Act::Purge, rest.clone(), c),
         ("docker" | "podman" | "buildah", Some("push")) => push(out, Act::Publish, rest.clone(), c),
+        // Build tools' publish goals upload the project they run in (`mvn deploy`, `./gradlew
+        // publish`, `sbt publish`, `lein deploy`): its name is the target, as for `npm publish`.
+        ("mvn" | "mvnw", _)
+            if a.iter()
+                .any(|x| matches!(x.as_str(), "deploy" | "deploy:deploy" | "release:perform")) =>
+        {
+            push(out, Act::Publish, named(Vec::new()), c)
+        }
+        ("gradle" | "gradlew", _) if a.iter().any(|x| x.starts_with("publish")) => {
+            push(out, Act::Publish, named(Vec::new()), c)
+        }
+        ("sbt", _) if a.iter().any(|x| x == "publish" || x == "publishSigned") => {
+            push(out, Act::Publish, named(Vec::new()), c)
+        }
+        ("lein", Some("deploy")) => push(out, Act::Publish, named(Vec::new()), c),
         ("docker" | "podman", Some("system" | "image" | "volume" | "builder" | "container"))
             if a.iter().any(|x| x == "prune") =>
         {
@@ -1280,6 +1304,14 @@ fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) 
         return;
     };
     let mut targets = mcp_targets(args);
+    // The tables a statement names (`execute_sql` of `DELETE FROM api_tokens …`).
+    if act == Act::DatabaseWrite {
+        for v in args.as_object().into_iter().flat_map(|o| o.values()) {
+            if let Some(sql) = v.as_str() {
+                targets.extend(sql_tables(&sql.to_ascii_lowercase()));
+            }
+        }
+    }
     // Owner and repository together name the repository.
     if let (Some(owner), Some(repo)) = (
         args.get("owner").and_then(serde_json::Value::as_str),

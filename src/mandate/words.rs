@@ -798,6 +798,17 @@ fn verb_position(ws: &[Word], i: usize) -> bool {
     let Some(prev) = i.checked_sub(1).and_then(|k| ws.get(k)) else {
         return true;
     };
+    // `whether 2.3.0 is ready to deploy`, `if it's safe to merge`: a readiness asked about.
+    if prev.low == "to"
+        && i.checked_sub(2).and_then(|k| ws.get(k)).is_some_and(|w| {
+            matches!(
+                w.low.as_str(),
+                "ready" | "safe" | "ok" | "okay" | "fine" | "good" | "clear" | "cleared"
+            )
+        })
+    {
+        return false;
+    }
     if prev.raw.ends_with(',') || LEAD.contains(&prev.low.as_str()) {
         // `what happens if we scale the worker to zero`: a supposition asks for nothing.
         let lead = ws[..i]
@@ -1171,7 +1182,20 @@ fn clause_acts(
     // The acts the clause names: its verbs', a run verb's object's, a mutating verb's domain's.
     let mut acts: Vec<Act> = vs.iter().flat_map(|(_, a, _)| a.iter().copied()).collect();
     if let Some(i) = verb_of(ws, RUNS) {
-        acts.extend(nouns(&ws[i + 1..]));
+        // What is run ends where the clause goes on to something else (`run mvn verify and
+        // tell me whether it is ready to deploy`).
+        let rest = &ws[i + 1..];
+        let end = rest
+            .iter()
+            .position(|w| {
+                w.raw.ends_with(',')
+                    || matches!(
+                        w.low.as_str(),
+                        "and" | "then" | "but" | "so" | "whether" | "if"
+                    )
+            })
+            .map_or(rest.len(), |k| k + usize::from(rest[k].raw.ends_with(',')));
+        acts.extend(nouns(&rest[..end]));
     }
     // `add sidekiq ~> 7.2`: an install of the version named (`add an HTTP client gem` leaves
     // the package to the agent, and grants nothing).
@@ -1195,6 +1219,22 @@ fn clause_acts(
         .any(|p| low.contains(p))
     {
         acts.push(Act::Close);
+    }
+    // `deploy ledger-core 2.3.0 to our Nexus`: Maven's deploy uploads to a package repository.
+    const PACKAGE_REPOSITORIES: &[&str] = &[
+        "nexus",
+        "artifactory",
+        "jfrog",
+        "maven central",
+        "sonatype",
+        "ossrh",
+        "clojars",
+        "codeartifact",
+        "github packages",
+        "package registry",
+    ];
+    if acts.contains(&Act::Deploy) && contains_any(low, PACKAGE_REPOSITORIES).is_some() {
+        acts.push(Act::Publish);
     }
     // `fix the IAM policy`: access the user names, granted.
     if verb_of(ws, &["fix"]).is_some() && domains(low, false).contains(&Act::AccessGrant) {

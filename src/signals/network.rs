@@ -106,6 +106,77 @@ fn provider_api(host: &str) -> bool {
     APIS.contains(&host) || host.ends_with(".atlassian.net")
 }
 
+/// Whether a credential header's variable is named for the host it goes to
+/// (`Bearer $JENKINS_API_TOKEN` to `jenkins.acme.internal`): the host's own credential, as a
+/// client of a self-hosted service sends it. A hosted provider's name (`$GITHUB_TOKEN`) counts
+/// only for the provider's own hosts ([`provider_api`]), never for a host that merely holds
+/// the word (`github.example-mirror.io`).
+fn variable_names_host(value: &str, host: &str) -> bool {
+    const PROVIDERS: &[&str] = &[
+        "github",
+        "gitlab",
+        "bitbucket",
+        "aws",
+        "amazon",
+        "google",
+        "gcp",
+        "azure",
+        "slack",
+        "npm",
+        "pypi",
+        "docker",
+        "dockerhub",
+        "openai",
+        "anthropic",
+        "stripe",
+        "cloudflare",
+        "heroku",
+        "vercel",
+        "netlify",
+        "sentry",
+        "datadog",
+        "twilio",
+        "sendgrid",
+        "circleci",
+    ];
+    const GENERIC: &[&str] = &[
+        "api",
+        "token",
+        "key",
+        "secret",
+        "auth",
+        "password",
+        "pass",
+        "bearer",
+        "access",
+        "app",
+        "user",
+        "admin",
+        "ci",
+        "bot",
+        "prod",
+        "production",
+        "staging",
+        "dev",
+        "internal",
+        "com",
+        "io",
+        "net",
+        "org",
+        "www",
+    ];
+    let name = value
+        .trim()
+        .trim_start_matches(|c: char| c != '$')
+        .trim_start_matches(['$', '{'])
+        .trim_end_matches('}')
+        .to_ascii_lowercase();
+    let labels: Vec<&str> = host.split(['.', '-']).collect();
+    name.split('_')
+        .filter(|w| w.len() >= 3 && !GENERIC.contains(w) && !PROVIDERS.contains(w))
+        .any(|w| labels.contains(&w))
+}
+
 /// Whether the command sends data to a remote host: a request body, a form, an uploaded file, a
 /// copy to a remote path. A bodyless `curl -X POST` to a deploy hook ([`deploy_hook`]) sends
 /// nothing but the hook's URL: it is the hook's trigger, which its own signal reports.
@@ -258,7 +329,8 @@ pub(super) fn fetch_signals(
                 .iter()
                 .filter(|(k, v)| {
                     crate::request::is_credential_header(k)
-                        && !(provider_api(host) && crate::request::names_a_variable(v))
+                        && !((provider_api(host) || variable_names_host(v, host))
+                            && crate::request::names_a_variable(v))
                 })
                 .map(|(k, _)| k.clone())
                 .collect::<Vec<_>>(),
