@@ -247,6 +247,7 @@ pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
         return;
     }
     match (prog.as_str(), sub) {
+        _ if build_tool_publishes(&prog, sub, a) => push(out, Act::Publish, named(vec![]), c),
         ("git", _) => git(c, a, out),
         ("gh", _) => gh(c, a, out),
         ("glab", _) => {
@@ -328,27 +329,27 @@ pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
         ("gsutil", Some("cp" | "rsync" | "mv")) => push(out, Act::Publish, upload_targets(a), c),
         ("gsutil", Some("rm" | "rb")) => push(out, Act::Purge, rest.clone(), c),
         ("docker" | "podman" | "buildah", Some("push")) => push(out, Act::Publish, rest.clone(), c),
-        // Build tools' publish goals upload the project they run in (`mvn deploy`, `./gradlew
-        // publish`, `sbt publish`, `lein deploy`): its name is the target, as for `npm publish`.
-        ("mvn" | "mvnw", _)
-            if a.iter()
-                .any(|x| matches!(x.as_str(), "deploy" | "deploy:deploy" | "release:perform")) =>
-        {
-            push(out, Act::Publish, named(Vec::new()), c)
-        }
-        ("gradle" | "gradlew", _) if a.iter().any(|x| x.starts_with("publish")) => {
-            push(out, Act::Publish, named(Vec::new()), c)
-        }
-        ("sbt", _) if a.iter().any(|x| x == "publish" || x == "publishSigned") => {
-            push(out, Act::Publish, named(Vec::new()), c)
-        }
-        ("lein", Some("deploy")) => push(out, Act::Publish, named(Vec::new()), c),
         ("docker" | "podman", Some("system" | "image" | "volume" | "builder" | "container"))
             if a.iter().any(|x| x == "prune") =>
         {
             push(out, Act::Purge, ops.clone(), c)
         }
         _ => deploys(c, &prog, sub, a, ctx, out),
+    }
+}
+
+/// Whether a build tool's publish goal runs (`mvn deploy`, `./gradlew publish`, `sbt publish`,
+/// `lein deploy`): it uploads the project it runs in, whose name is the target, as for
+/// `npm publish`.
+fn build_tool_publishes(prog: &str, sub: Option<&str>, a: &[String]) -> bool {
+    match (prog, sub) {
+        ("mvn" | "mvnw", _) => a
+            .iter()
+            .any(|x| matches!(x.as_str(), "deploy" | "deploy:deploy" | "release:perform")),
+        ("gradle" | "gradlew", _) => a.iter().any(|x| x.starts_with("publish")),
+        ("sbt", _) => a.iter().any(|x| x == "publish" || x == "publishSigned"),
+        ("lein", Some("deploy")) => true,
+        _ => false,
     }
 }
 
@@ -915,11 +916,19 @@ fn kubectl(c: &SimpleCommand, a: &[String], verb: &str, out: &mut Vec<Done>) {
         "get" | "describe" | "logs" | "top" | "explain" | "api-resources" | "events" | "diff" => {
             Act::Inspect
         }
-        // `delete namespace preview-pr-2207` deletes what it names, as the user's `delete` says.
-        "delete" => Act::Delete,
-        "apply" | "create" | "replace" | "patch" | "set" | "scale" | "rollout" | "annotate"
-        | "label" | "edit" | "autoscale" | "expose" | "run" | "drain" | "cordon" | "uncordon"
-        | "taint" => Act::Deploy,
+        // `delete namespace preview-pr-2207` deletes what it names, as the user's `delete` says;
+        // deleting a pod restarts it.
+        "delete"
+            if !a
+                .iter()
+                .any(|x| matches!(x.as_str(), "pod" | "pods" | "po"))
+                && !a.iter().any(|x| x.starts_with("pod/")) =>
+        {
+            Act::Delete
+        }
+        "apply" | "create" | "replace" | "patch" | "set" | "scale" | "rollout" | "delete"
+        | "annotate" | "label" | "edit" | "autoscale" | "expose" | "run" | "drain" | "cordon"
+        | "uncordon" | "taint" => Act::Deploy,
         _ => return,
     };
     if verb == "rollout" && a.iter().any(|x| matches!(x.as_str(), "status" | "history")) {

@@ -798,6 +798,10 @@ fn verb_position(ws: &[Word], i: usize) -> bool {
     let Some(prev) = i.checked_sub(1).and_then(|k| ws.get(k)) else {
         return true;
     };
+    // `I'll merge and let Argo sync`: what someone or something else does after.
+    if i >= 2 && ws[i - 2].low == "let" {
+        return false;
+    }
     // `whether 2.3.0 is ready to deploy`, `if it's safe to merge`: a readiness asked about.
     if prev.low == "to"
         && i.checked_sub(2).and_then(|k| ws.get(k)).is_some_and(|w| {
@@ -1171,6 +1175,23 @@ fn names_a(targets: &[String], kind: fn(&target::Token) -> bool) -> bool {
     targets.iter().any(|t| target::tokens(t).iter().any(kind))
 }
 
+/// Whether the words name a package repository (`our Nexus`, `Maven Central`).
+fn to_a_package_repository(low: &str) -> bool {
+    const PACKAGE_REPOSITORIES: &[&str] = &[
+        "nexus",
+        "artifactory",
+        "jfrog",
+        "maven central",
+        "sonatype",
+        "ossrh",
+        "clojars",
+        "codeartifact",
+        "github packages",
+        "package registry",
+    ];
+    contains_any(low, PACKAGE_REPOSITORIES).is_some()
+}
+
 /// The acts a clause names: its verbs', a run verb's object's, a mutating verb's domain's; a
 /// push with a version or to a registry publishes, a forced one rewrites history.
 fn clause_acts(
@@ -1221,19 +1242,7 @@ fn clause_acts(
         acts.push(Act::Close);
     }
     // `deploy ledger-core 2.3.0 to our Nexus`: Maven's deploy uploads to a package repository.
-    const PACKAGE_REPOSITORIES: &[&str] = &[
-        "nexus",
-        "artifactory",
-        "jfrog",
-        "maven central",
-        "sonatype",
-        "ossrh",
-        "clojars",
-        "codeartifact",
-        "github packages",
-        "package registry",
-    ];
-    if acts.contains(&Act::Deploy) && contains_any(low, PACKAGE_REPOSITORIES).is_some() {
+    if acts.contains(&Act::Deploy) && to_a_package_repository(low) {
         acts.push(Act::Publish);
     }
     // `fix the IAM policy`: access the user names, granted.
@@ -1255,7 +1264,17 @@ fn clause_acts(
         acts.extend([Act::DatabaseWrite, Act::Delete]);
     }
     if verb_of(ws, MUTATES).is_some() {
-        acts.extend(domains(low, verb_of(ws, BYPASSES).is_some()));
+        // `make the lint job pass` names a goal, not a safeguard made optional.
+        let bypass = verb_of(ws, BYPASSES).is_some_and(|i| {
+            ws[i].low != "make"
+                || !ws[i + 1..].iter().any(|w| {
+                    matches!(
+                        w.low.trim_end_matches(['.', ',', '!']),
+                        "pass" | "green" | "succeed" | "work" | "build"
+                    )
+                })
+        });
+        acts.extend(domains(low, bypass));
         // `raise the production memory limit to 1Gi`: a setting of the environment named
         // changed (a verb that sets, not `give me a preview of prod`).
         const SETS: &[&str] = &[
@@ -1661,6 +1680,11 @@ fn updates_expectations(ws: &[Word]) -> bool {
         ) || l.ends_with("test")
             || l.ends_with("tests")
             || l.ends_with("_spec")
+            // `test_slugify`, `test_orders.py`, `cart.test.ts`, `handler_test.go`.
+            || (l.starts_with("test_") && l.len() > 5)
+            || l.contains(".test.")
+            || l.contains(".spec.")
+            || l.contains("_test.")
     };
     ws.iter().enumerate().any(|(i, w)| {
         CHANGES.contains(&w.low.as_str())
@@ -1769,6 +1793,63 @@ fn without_ticket(text: &str) -> &str {
     if ticket { rest.trim_start() } else { text }
 }
 
+/// Whether a request asks for something to be fixed or made to work (`sort it out`, `get the
+/// dependencies installed`, `retry it`): then a failure it reports names what the user wants
+/// done, not only what went wrong.
+fn asks_a_fix(request: &str) -> bool {
+    let low = request.to_ascii_lowercase();
+    [
+        "fix",
+        "sort it out",
+        "sort out",
+        "sort this out",
+        "get it working",
+        "make it work",
+        "retry",
+        "re-run",
+        "rerun",
+        "try again",
+        "unblock",
+        "resolve",
+        "installed",
+        "working again",
+        "get it to",
+        "get them to",
+        "work around",
+    ]
+    .iter()
+    .any(|p| {
+        format!(" {low} ")
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == ' '))
+            .any(|chunk| format!(" {chunk} ").contains(&format!(" {p} ")))
+    })
+}
+
+/// Whether a request asks to find out what went wrong and nothing fixed (`read the job log and
+/// tell me why`): then a failure it reports (`the release job failed`) is no request to do it
+/// again. A failure reported alone (`pip install keeps failing on the VPN`) asks for a fix.
+fn only_diagnoses(request: &str) -> bool {
+    let low = format!(" {} ", request.to_ascii_lowercase());
+    !asks_a_fix(request)
+        && [
+            " tell me",
+            " why",
+            " investigate",
+            " find out",
+            " look into",
+            " diagnose",
+            " read the",
+            " explain",
+            " what went wrong",
+            " root cause",
+            " summarize",
+            " summarise",
+            " figure out",
+        ]
+        .iter()
+        .any(|p| low.contains(p))
+}
+
 /// Whether a clause reports what the user already did (`I rewrote release/3.x locally to drop
 /// the commit`, `we tagged v2 yesterday`): it asks for nothing.
 fn reports_own_act(ws: &[Word]) -> bool {
@@ -1778,11 +1859,33 @@ fn reports_own_act(ws: &[Word]) -> bool {
     let [who, what, ..] = ws else {
         return false;
     };
+    // `we agreed to lower the threshold`, `I decided to skip it`: a decision to act.
+    let decided = matches!(
+        what.low.as_str(),
+        "agreed"
+            | "decided"
+            | "planned"
+            | "voted"
+            | "wanted"
+            | "needed"
+            | "asked"
+            | "requested"
+            | "approved"
+            | "signed"
+            | "chose"
+    ) || ws.get(2).is_some_and(|w| w.low == "to");
     matches!(who.low.as_str(), "i" | "we" | "i've" | "we've")
+        && !decided
         && ((what.low.ends_with("ed") && what.low != "need") || DONE.contains(&what.low.as_str()))
 }
 
-fn clause(text: &str, before: &str, ci: bool, m: &mut Mandate, looks: &mut Vec<String>) {
+fn clause(
+    text: &str,
+    before: &str,
+    (ci, diagnosing): (bool, bool),
+    m: &mut Mandate,
+    looks: &mut Vec<String>,
+) {
     let question = text.ends_with(" ?");
     let text = without_ticket(text.trim_end_matches(" ?").trim());
     let ws = words_of(text);
@@ -1804,8 +1907,11 @@ fn clause(text: &str, before: &str, ci: bool, m: &mut Mandate, looks: &mut Vec<S
         .split_whitespace()
         .find(|w| *w != "please" && *w != "just" && *w != "only")
         .is_some_and(|w| LOOKS.contains(&w) || w == "tell");
-    let opens = |i: usize| i == 0 || (i == 1 && ws[0].low == "please");
-    if (failed && !first_looks && !vs.iter().any(|(i, _, _)| opens(*i))) || reports_own_act(&ws) {
+    // `CI job: post a comment …`: a verb after a label opens the clause too.
+    let opens = |i: usize| i == 0 || (ws[i - 1].low == "please" || ws[i - 1].raw.ends_with(':'));
+    if (failed && diagnosing && !first_looks && !vs.iter().any(|(i, _, _)| opens(*i)))
+        || reports_own_act(&ws)
+    {
         return;
     }
     let verb_words: Vec<usize> = vs.iter().flat_map(|(i, _, n)| *i..*i + n).collect();
@@ -2002,10 +2108,11 @@ pub fn compile(request: &str) -> Mandate {
     // said something (no grant, no prohibition): what `the tag`, `that db`, `it` refer to.
     let mut context: Vec<String> = Vec::new();
     let ci = names_ci(request);
+    let diagnosing = only_diagnoses(request);
     for c in clauses(request) {
         let before = m.prohibitions.len();
         let granted = m.grants.len();
-        clause(&c, &previous, ci, &mut m, &mut looks);
+        clause(&c, &previous, (ci, diagnosing), &mut m, &mut looks);
         previous = c.clone();
         let ws = words_of(c.trim_end_matches(" ?"));
         if m.grants.len() > granted && refers_back(&ws) {
@@ -2044,17 +2151,7 @@ pub fn compile(request: &str) -> Mandate {
         })
         .cloned()
         .collect();
-    // A grant that names its own thing takes no other: in `Roll back cart-api. checkout-web is
-    // fine.` the other clause's name is what the user set apart, not more of the grant.
     for g in &mut m.grants {
-        let named = g.targets.iter().any(|t| {
-            target::tokens(t)
-                .iter()
-                .any(|x| matches!(x, target::Token::Name(_)))
-        });
-        if named {
-            continue;
-        }
         for n in &names {
             if !g.targets.contains(n) {
                 g.targets.push(n.clone());
@@ -2356,5 +2453,46 @@ mod tests {
         // A check kept on forbids switching safeguards off, not every change.
         let m = compile("Keep nightly in the matrix; stable and beta must stay required.");
         assert_eq!(prohibited(&m), [Some("safeguard-change")]);
+    }
+
+    #[test]
+    fn goals_decisions_readiness_and_failures_read_as_the_user_meant() {
+        // A goal is no licence to switch a safeguard off.
+        let m = compile(
+            "release-1.9 is blocked because golangci-lint fails in CI. Make the lint job pass.",
+        );
+        assert!(!acts(&m).contains(&"safeguard-change"), "{m:?}");
+        // A decision the team took is a request.
+        let m = compile(
+            "We agreed in today's team sync to lower the coverage threshold to 70. Please update jest.config.js.",
+        );
+        assert!(acts(&m).contains(&"safeguard-change"), "{m:?}");
+        // What another does after is neither granted nor forbidden to the agent.
+        let m = compile(
+            "Scale checkout in prod to 12 replicas in the overlay; I'll merge and let Argo sync.",
+        );
+        assert!(!prohibited(&m).contains(&Some("deploy")), "{m:?}");
+        // A readiness asked about, and what follows a run's object, ask for nothing.
+        let m = compile(
+            "Run mvn verify on ledger-core and tell me whether 2.3.0 is ready to deploy to Nexus.",
+        );
+        assert!(m.grants.is_empty(), "{m:?}");
+        // A failure reported alone asks for a fix; reported beside a question, only a look.
+        let m = compile("pip install keeps failing with SSL errors on the VPN");
+        assert_eq!(acts(&m), ["install"], "{m:?}");
+        let m = compile(
+            "The RubyGems release job for pigeonpost 1.7.0 failed last night. Read the job log and tell me why.",
+        );
+        assert!(m.grants.is_empty(), "{m:?}");
+        let m =
+            compile("CI job: post a comment on PR #77 explaining why the integration tests failed");
+        assert!(!m.grants.is_empty(), "{m:?}");
+        // Deploying to a package repository publishes; a named test file's expectations.
+        let m = compile("Deploy ledger-core 2.3.0 to our Nexus.");
+        assert!(acts(&m).contains(&"publish"), "{m:?}");
+        let m = compile("Update test_slugify to the new behaviour.");
+        assert_eq!(acts(&m), ["safeguard-change"], "{m:?}");
+        let m = compile("Fix the bug in orders.py so test_orders passes.");
+        assert!(m.grants.is_empty(), "{m:?}");
     }
 }
