@@ -130,10 +130,20 @@ pub fn of(req: &ReviewRequest, action: &NormalizedAction, ctx: &Context) -> Vec<
         (_, Action::Fetch { url, body, .. }) => {
             let u = url.to_ascii_lowercase();
             let method = req.action.http_method().unwrap_or_default();
+            let path = u.split('?').next().unwrap_or(&u);
             let act = if u.contains("deploy") && u.contains("hook") {
                 Some(Act::Deploy)
             } else if u.contains("purge") || u.contains("invalidat") {
                 Some(Act::Purge)
+            } else if method == "DELETE" && path.contains("/git/refs/heads/") {
+                // GitHub's API deleting a branch.
+                Some(Act::DeleteRemote)
+            } else if path.ends_with("/merge") && matches!(method.as_str(), "PUT" | "POST") {
+                // GitHub's and GitLab's merge endpoints.
+                Some(Act::Merge)
+            } else if path.ends_with("/transitions") && method == "POST" {
+                // Jira moving an issue along its workflow.
+                Some(Act::Close)
             } else if method == "DELETE" {
                 Some(Act::Delete)
             } else if body.is_some() || !crate::request::is_read_method(&method) {
@@ -254,14 +264,8 @@ pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
             let g = crate::signals::glab_as_gh(c);
             gh(&g, g.argv.get(1..).unwrap_or(&[]), out)
         }
-        ("npm" | "pnpm" | "yarn" | "bun", Some("publish")) => {
-            let mut t = named(rest.clone());
-            t.push(format!(
-                "dist-tag:{}",
-                opt(a, &["--tag"]).unwrap_or("latest")
-            ));
-            t.push(opt(a, &["--registry"]).unwrap_or("npm").to_string());
-            push(out, Act::Publish, t, c)
+        ("npm" | "pnpm" | "yarn" | "bun", _) if npm_publishes(&ops) => {
+            npm_publish(c, a, &ops, &here(ctx), out)
         }
         ("npm" | "pnpm" | "yarn", Some("unpublish" | "deprecate")) => {
             push(out, Act::Purge, named(rest.clone()), c)
@@ -336,6 +340,34 @@ pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
         }
         _ => deploys(c, &prog, sub, a, ctx, out),
     }
+}
+
+/// Whether an npm-family command publishes: `npm publish`, `pnpm --filter @northwind/sdk
+/// publish` (the subcommand after an option's value), `yarn npm publish`; not `npm run publish`.
+fn npm_publishes(ops: &[String]) -> bool {
+    ops.iter().take(3).any(|x| x == "publish")
+        && !ops
+            .first()
+            .is_some_and(|x| matches!(x.as_str(), "run" | "exec" | "x"))
+}
+
+/// The publish an npm-family command does: the package here or the filtered one, its dist-tag
+/// and registry.
+fn npm_publish(c: &SimpleCommand, a: &[String], ops: &[String], here: &str, out: &mut Vec<Done>) {
+    let mut t: Vec<String> = ops
+        .iter()
+        .skip_while(|x| *x != "publish")
+        .skip(1)
+        .cloned()
+        .collect();
+    t.push(here.to_string());
+    t.extend(opt(a, &["--filter", "-F", "--workspace", "-w"]).map(str::to_string));
+    t.push(format!(
+        "dist-tag:{}",
+        opt(a, &["--tag"]).unwrap_or("latest")
+    ));
+    t.push(opt(a, &["--registry"]).unwrap_or("npm").to_string());
+    push(out, Act::Publish, t, c)
 }
 
 /// Whether a build tool's publish goal runs (`mvn deploy`, `./gradlew publish`, `sbt publish`,

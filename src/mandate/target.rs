@@ -480,6 +480,11 @@ pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
         out.insert(Token::Registry(r.to_string()));
         return out;
     }
+    // An image's registry (`quay.io/helix/edge-proxy:2024.06.1`, `registry.helix.internal`):
+    // a push to one is not a push to another.
+    if let Some(host) = image_registry(w) {
+        out.insert(Token::Registry(host.to_string()));
+    }
     if PROTECTED.contains(&w) {
         let w = if matches!(w, "!org" | "organization" | "org-wide") {
             "org"
@@ -525,9 +530,20 @@ pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
     {
         out.extend(tokens_of_word(part));
     }
-    for part in w.split(['-', '_', '.']) {
+    let parts: Vec<&str> = w.split(['-', '_', '.']).collect();
+    for part in &parts {
         if let Some(e) = env_of(part) {
             out.insert(Token::Env(e.to_string()));
+        }
+    }
+    // `preview-pr-1187` is PR 1187's: the number after `pr` names it.
+    for pair in parts.windows(2) {
+        if matches!(pair[0], "pr" | "mr")
+            && !pair[1].is_empty()
+            && pair[1].len() <= 7
+            && pair[1].bytes().all(|b| b.is_ascii_digit())
+        {
+            out.insert(Token::Number(pair[1].to_string()));
         }
     }
     out
@@ -552,6 +568,29 @@ fn registry_of(w: &str) -> Option<&'static str> {
         "nuget" | "nuget.org" => "nuget",
         _ => return None,
     })
+}
+
+/// The container registry a word names: the host before an image's path
+/// (`quay.io/helix/edge-proxy`, `ghcr.io/acme/api:1.2`), or a registry host said alone
+/// (`registry.helix.internal`).
+fn image_registry(w: &str) -> Option<&str> {
+    if w.contains("://") {
+        return None;
+    }
+    let host_like = |h: &str| {
+        h.contains('.')
+            && !is_file_name(h)
+            && h.split('.')
+                .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+            && h.rsplit('.')
+                .next()
+                .is_some_and(|tld| tld.chars().all(|c| c.is_ascii_alphabetic()))
+    };
+    match w.split_once('/') {
+        Some((first, rest)) if !rest.is_empty() && host_like(first) => Some(first),
+        None if w.starts_with("registry.") && host_like(w) => Some(w),
+        _ => None,
+    }
 }
 
 /// Whether a word is a time (`18:00`), a date (`2023-01-01`) or a quantity (`1Gi`, `768Mi`,
@@ -653,6 +692,14 @@ pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -
             }
         } else if g.is_disjoint(&a) {
             return false;
+        } else if i == 0 {
+            // Production the act touches must be granted by name, even beside an environment
+            // the grant shares (`--slot staging --target-slot production` under `deploy to the
+            // staging slot`).
+            let prod = Token::Env("production".into());
+            if a.contains(&prod) && !g.contains(&prod) {
+                return false;
+            }
         }
     }
     // An object-store path must lie under a granted one.

@@ -47,11 +47,14 @@ const VERBS: &[(&str, &[Act])] = &[
         &[Act::Delete, Act::Purge, Act::InfrastructureChange],
     ),
     ("restart", &[Act::Deploy]),
+    ("bounce", &[Act::Deploy]),
+    ("shut down", &[Act::InfrastructureChange, Act::Deploy]),
     ("apply", &[Act::Deploy]),
     ("scale", &[Act::InfrastructureChange]),
     ("provision", &[Act::InfrastructureChange]),
     ("resize", &[Act::InfrastructureChange]),
     ("merge", &[Act::Merge]),
+    ("squash", &[Act::Merge]),
     ("land", &[Act::Merge]),
     ("push", &[Act::Push]),
     ("migrate", &[Act::DatabaseWrite]),
@@ -596,6 +599,11 @@ const SET_APART: &[&str] = &[
     "still blocked",
     "still needed",
     "still in use",
+    "still supported",
+    "still maintained",
+    "still used",
+    "still active",
+    "still live",
     "keep running",
     "keeps running",
     "stay running",
@@ -830,6 +838,29 @@ fn verb_position(ws: &[Word], i: usize) -> bool {
         || prev.low.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// Whether the word after a verb makes the verb a noun's modifier (`rollout status`, `deploy
+/// logs`, `release notes`, `merge conflicts`): a thing named, not an act asked for.
+fn names_a_thing(next: Option<&Word>) -> bool {
+    next.is_some_and(|w| {
+        matches!(
+            w.low.trim_end_matches(['.', ',', ';', ':', '!', '?']),
+            "status"
+                | "history"
+                | "logs"
+                | "log"
+                | "notes"
+                | "conflicts"
+                | "checklist"
+                | "runbook"
+                | "docs"
+                | "window"
+                | "freeze"
+                | "schedule"
+                | "dashboard"
+        )
+    })
+}
+
 /// The acts a clause's verbs name, with the word index and length of each verb.
 fn verbs(ws: &[Word]) -> Vec<(usize, &'static [Act], usize)> {
     let mut out = Vec::new();
@@ -840,7 +871,9 @@ fn verbs(ws: &[Word]) -> Vec<(usize, &'static [Act], usize)> {
             .filter(|(p, _)| phrase_at(ws, i, p))
             .max_by_key(|(p, _)| p.len());
         match found {
-            Some((p, acts)) if verb_position(ws, i) => {
+            Some((p, acts))
+                if verb_position(ws, i) && !names_a_thing(ws.get(i + p.split(' ').count())) =>
+            {
                 let n = p.split(' ').count();
                 out.push((i, *acts, n));
                 i += n;
@@ -1175,6 +1208,34 @@ fn names_a(targets: &[String], kind: fn(&target::Token) -> bool) -> bool {
     targets.iter().any(|t| target::tokens(t).iter().any(kind))
 }
 
+/// Acts said as idioms: `flip the prod toggle` (a live setting of the environment named),
+/// `mark it #[ignore]` (a test skipped), `take api-gateway back to revision 41`.
+fn idioms(ws: &[Word], low: &str, targets: &[String], acts: &mut Vec<Act>) {
+    // `flip the prod toggle`, `turn new_checkout_flow on in prod`: a live setting of the
+    // environment named changed.
+    if verb_of(ws, &["turn", "flip", "switch", "toggle", "enable"]).is_some()
+        && names_a(targets, |x| matches!(x, target::Token::Env(_)))
+    {
+        acts.push(Act::Deploy);
+    }
+    // `mark it #[ignore]`, `mark the test as xfail`: a test skipped.
+    if verb_of(ws, &["mark"]).is_some()
+        && ["ignore", "skip", "xfail", "disabled", "pending"]
+            .iter()
+            .any(|w| low.contains(w))
+    {
+        acts.push(Act::SafeguardChange);
+    }
+    // `take api-gateway back to revision 41`, `take embedder up to 6 replicas`.
+    if verb_of(ws, &["take", "bring"]).is_some() {
+        if low.contains(" back to ") {
+            acts.push(Act::Deploy);
+        } else if low.contains(" up to ") || low.contains(" down to ") {
+            acts.extend([Act::InfrastructureChange, Act::Deploy]);
+        }
+    }
+}
+
 /// Whether the words name a package repository (`our Nexus`, `Maven Central`).
 fn to_a_package_repository(low: &str) -> bool {
     const PACKAGE_REPOSITORIES: &[&str] = &[
@@ -1224,6 +1285,7 @@ fn clause_acts(
     if verb_of(ws, &["add"]).is_some() && version {
         acts.push(Act::Install);
     }
+    idioms(ws, low, targets, &mut acts);
     // `mark PAY-1432 as done`: the issue closed.
     if verb_of(ws, &["mark", "move", "transition"]).is_some()
         && [
@@ -1686,9 +1748,20 @@ fn updates_expectations(ws: &[Word]) -> bool {
             || l.contains(".spec.")
             || l.contains("_test.")
     };
+    // The verb asks (`update …`, `please update …`, `…, then update …`); `since the tax
+    // rounding change and invoice_spec is failing` names a change, not a request.
+    let asks = |i: usize| {
+        i == 0
+            || ws[i - 1].raw.ends_with([',', ':'])
+            || matches!(
+                ws[i - 1].low.as_str(),
+                "please" | "then" | "also" | "and" | "just" | "so" | "to"
+            )
+    };
     ws.iter().enumerate().any(|(i, w)| {
         CHANGES.contains(&w.low.as_str())
             && verb_position(ws, i)
+            && asks(i)
             && ws[i + 1..].iter().any(test_word)
     })
 }
@@ -1879,6 +1952,26 @@ fn reports_own_act(ws: &[Word]) -> bool {
         && ((what.low.ends_with("ed") && what.low != "need") || DONE.contains(&what.low.as_str()))
 }
 
+/// Whether a clause reports what went wrong (`prisma migrate deploy failed with P3009`, `the
+/// release job timed out`) rather than asking: no verb opens it (`Please tell me why the deploy
+/// failed` and `CI job: post a comment …` ask).
+fn reports_a_failure(ws: &[Word], low: &str, vs: &[(usize, &'static [Act], usize)]) -> bool {
+    let failed = low.contains("timed out")
+        || ws
+            .iter()
+            .any(|w| FAILED.contains(&w.low.trim_end_matches([',', '.', ':'])));
+    let opens = |i: usize| i == 0 || (ws[i - 1].low == "please" || ws[i - 1].raw.ends_with(':'));
+    failed && !first_looks(low) && !vs.iter().any(|(i, _, _)| opens(*i))
+}
+
+/// Whether the clause's first word that is not `please`, `just` or `only` looks (`check`,
+/// `tell me`).
+fn first_looks(low: &str) -> bool {
+    low.split_whitespace()
+        .find(|w| *w != "please" && *w != "just" && *w != "only")
+        .is_some_and(|w| LOOKS.contains(&w) || w == "tell")
+}
+
 fn clause(
     text: &str,
     before: &str,
@@ -1897,21 +1990,7 @@ fn clause(
         return;
     }
     let vs = verbs(&ws);
-    // `prisma migrate deploy failed with P3009`: a report of what went wrong.
-    let failed = low.contains("timed out")
-        || ws
-            .iter()
-            .any(|w| FAILED.contains(&w.low.trim_end_matches([',', '.', ':'])));
-    // `Please tell me why the deploy failed`: a verb that opens the clause asks for something.
-    let first_looks = low
-        .split_whitespace()
-        .find(|w| *w != "please" && *w != "just" && *w != "only")
-        .is_some_and(|w| LOOKS.contains(&w) || w == "tell");
-    // `CI job: post a comment …`: a verb after a label opens the clause too.
-    let opens = |i: usize| i == 0 || (ws[i - 1].low == "please" || ws[i - 1].raw.ends_with(':'));
-    if (failed && diagnosing && !first_looks && !vs.iter().any(|(i, _, _)| opens(*i)))
-        || reports_own_act(&ws)
-    {
+    if (diagnosing && reports_a_failure(&ws, &low, &vs)) || reports_own_act(&ws) {
         return;
     }
     let verb_words: Vec<usize> = vs.iter().flat_map(|(i, _, n)| *i..*i + n).collect();
@@ -1957,6 +2036,16 @@ fn clause(
         HOLDS.contains(&w.low.as_str()) && !ws.get(i + 1).is_some_and(|n| n.low.ends_with("ing"))
     });
     let set_apart = contains_any(&low, SET_APART).is_some();
+    // `…, keep it`: what `it` is, the clause before names.
+    if holds
+        && acts.is_empty()
+        && targets.is_empty()
+        && ws
+            .last()
+            .is_some_and(|w| matches!(w.low.trim_end_matches(['.', '!']), "it" | "them" | "that"))
+    {
+        targets = targets_of(&words_of(before), &[]);
+    }
     if (holds || set_apart) && acts.is_empty() && !targets.is_empty() {
         prohibit(m, None, targets);
         return;
@@ -1988,7 +2077,7 @@ fn clause(
     let statement = ["which ", "that ", "who "]
         .iter()
         .any(|w| low.starts_with(w))
-        || (low.contains("already") && !first_looks);
+        || (low.contains("already") && !first_looks(&low));
     write_acts(&ws, &low, ci && !statement, &mut acts, &mut targets);
     if acts.is_empty() || question {
         if statement && !question {
@@ -2062,7 +2151,7 @@ fn refers_back(ws: &[Word]) -> bool {
     ws.iter().any(|w| {
         matches!(
             w.low.trim_end_matches(['.', ',', '!']),
-            "the" | "that" | "this" | "it" | "them" | "those" | "these"
+            "the" | "that" | "this" | "it" | "them" | "those" | "these" | "its" | "their"
         )
     })
 }
@@ -2072,7 +2161,19 @@ fn refers_back(ws: &[Word]) -> bool {
 /// origin.`); a push that now names a version publishes it, as `push v3.4.0` does.
 fn referred(grants: &mut Vec<Grant>, from: usize, context: &[String]) {
     let own = grants.get(from..).unwrap_or(&[]);
-    if context.is_empty() || own.iter().any(|g| g.targets.iter().any(|t| typed(t))) {
+    // An environment of its own (`tear down its preview environment`) still takes the number
+    // the clause before names (`PR 1187 got merged`); any other typed target of its own does not.
+    let own_typed = own.iter().any(|g| {
+        g.targets.iter().any(|t| {
+            target::tokens(t).iter().any(|x| {
+                !matches!(
+                    x,
+                    target::Token::Name(_) | target::Token::Object(_) | target::Token::Env(_)
+                )
+            })
+        })
+    });
+    if context.is_empty() || own_typed {
         return;
     }
     let versioned = context.iter().any(|t| {
@@ -2494,5 +2595,44 @@ mod tests {
         assert_eq!(acts(&m), ["safeguard-change"], "{m:?}");
         let m = compile("Fix the bug in orders.py so test_orders passes.");
         assert!(m.grants.is_empty(), "{m:?}");
+        // A verb before `status` or `logs` names a thing; `bounce`, `squash`, `take … back to`.
+        let m = compile("Check the pod logs and rollout status and tell me what's going on.");
+        assert!(m.grants.is_empty(), "{m:?}");
+        assert_eq!(
+            acts(&compile("notification-worker in prod is stuck, bounce it.")),
+            ["deploy"]
+        );
+        assert_eq!(
+            acts(&compile("PR #412 is approved, squash it in.")),
+            ["merge"]
+        );
+        let m = compile("Take api-gateway in edge-prod back to revision 41.");
+        assert_eq!(acts(&m), ["deploy"], "{m:?}");
+        // What is still supported is held, through `it` too; `keep it running` holds nothing.
+        let m = compile(
+            "Delete the stale release/1.x branch from origin. 2.x is still supported, keep it.",
+        );
+        assert!(
+            m.prohibitions
+                .iter()
+                .any(|p| p.targets.iter().any(|t| t.contains("2.x"))),
+            "{m:?}"
+        );
+        let m = compile("Mark the npm_audit job as allow_failure, but keep it running.");
+        assert!(m.prohibitions.is_empty(), "{m:?}");
+        // `its` points back at the number the clause before names.
+        let m = compile("PR 1187 got merged; tear down its preview environment.");
+        assert!(
+            m.grants
+                .iter()
+                .all(|g| g.targets.iter().any(|t| t.contains("1187"))),
+            "{m:?}"
+        );
+        // A live setting of a named environment; a test marked to be skipped.
+        assert!(acts(&compile("Flip the prod maintenance toggle now.")).contains(&"deploy"));
+        assert!(
+            acts(&compile("Mark it #[ignore] with a pointer to issue #88."))
+                .contains(&"safeguard-change")
+        );
     }
 }

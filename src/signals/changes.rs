@@ -908,7 +908,50 @@ fn source_of(line: &str) -> Option<(String, Option<String>)> {
 /// Actions and pre-commit hooks added: one edit or two away from a known one (high), a
 /// third-party Action not pinned to a commit SHA (medium), a hook repository new to the file
 /// (medium: its code runs on every commit); and dependencies one letter off a popular package.
+/// A submodule added from a host that is not a well-known forge (`url =
+/// https://git.acme-specs-mirror.io/acme/api-specs.git`): code from there lands in the build.
+/// A relative URL or one on GitHub, GitLab, Bitbucket or Codeberg is the reviewer's to weigh.
+fn submodule_sources(p: &str, change: &Change, out: &mut Vec<Signal>) {
+    const FORGES: &[&str] = &[
+        "github.com",
+        "gitlab.com",
+        "bitbucket.org",
+        "codeberg.org",
+        "git.sr.ht",
+    ];
+    for line in &change.added {
+        let Some((key, url)) = line.split_once('=') else {
+            continue;
+        };
+        if key.trim() != "url" {
+            continue;
+        }
+        let url = url.trim();
+        let host = url
+            .split_once("://")
+            .map(|(_, rest)| rest)
+            .or_else(|| url.split_once('@').map(|(_, rest)| rest))
+            .and_then(|rest| rest.split(['/', ':']).next())
+            .unwrap_or("");
+        if host.is_empty() || FORGES.contains(&host) {
+            continue;
+        }
+        push(
+            out,
+            Category::SupplyChain,
+            Severity::High,
+            format!(
+                "the change to {p} adds a submodule from {host} ({url}): its code lands in the build"
+            ),
+            host,
+        );
+    }
+}
+
 fn new_code_sources(p: &str, name: &str, change: &Change, out: &mut Vec<Signal>) {
+    if name == ".gitmodules" {
+        submodule_sources(p, change, out);
+    }
     let precommit = name == ".pre-commit-config.yaml" || name == ".pre-commit-config.yml";
     if ci_file(p) || precommit {
         let before: Vec<String> = change
@@ -1024,7 +1067,25 @@ fn environment_of(p: &str) -> Option<&'static str> {
         || p.ends_with(".tfvars")
         || p.contains("values-")
         || p.contains("values.");
-    if !deploy_file {
+    // A settings file named for its environment (`config/flags/prod.json`,
+    // `maintenance/prod.yaml`): what the live service reads.
+    let stem = p
+        .rsplit('/')
+        .next()
+        .and_then(|n| n.split('.').next())
+        .unwrap_or("");
+    let settings_file = ENVS.iter().any(|(k, _)| *k == stem)
+        && [
+            "/config/",
+            "/flags/",
+            "/feature-flags/",
+            "/maintenance/",
+            "/settings/",
+            "/conf/",
+        ]
+        .iter()
+        .any(|d| p.contains(d));
+    if !deploy_file && !settings_file {
         return None;
     }
     p.split(['/', '-', '.', '_'])

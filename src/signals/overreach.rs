@@ -1127,6 +1127,8 @@ fn test_skipped(
         "xit(",
         "xdescribe(",
         "#[ignore]",
+        "#[ignore =",
+        "#[ignore=",
         "t.Skip(",
         "@Disabled",
         "@Ignore",
