@@ -617,11 +617,13 @@ fn is_token(s: &str) -> bool {
 /// came where a credential's value is redacted (a variable's name is no secret).
 pub fn names_a_variable(value: &str) -> bool {
     let v = value.trim();
-    let v = ["Bearer ", "bearer ", "token ", "Token ", "Basic "]
-        .iter()
-        .find_map(|p| v.strip_prefix(p))
-        .unwrap_or(v)
-        .trim();
+    let v = [
+        "Bearer ", "bearer ", "token ", "Token ", "Basic ", "OAuth ", "ApiKey ", "Key ",
+    ]
+    .iter()
+    .find_map(|p| v.strip_prefix(p))
+    .unwrap_or(v)
+    .trim();
     let name = v
         .strip_prefix("${")
         .and_then(|r| r.strip_suffix('}'))

@@ -103,6 +103,10 @@ fn explains(c: Category) -> &'static [Act] {
         Category::NetworkEgress => &[
             A::Inspect,
             A::SendExternal,
+            // An API call that merges, closes or comments sends that request.
+            A::Merge,
+            A::Close,
+            A::Comment,
             // A purge or delete request through an API sends the request itself.
             A::Purge,
             A::DeleteRemote,

@@ -451,6 +451,8 @@ fn deploys(
         {
             let mut t = env_words(a);
             t.extend(opt(a, &["-a", "--app", "--env", "-e", "--site"]).map(str::to_string));
+            // The image deployed names what ships (`--image registry.fly.io/api:deployment-01HZ…`).
+            t.extend(opt(a, &["-i", "--image"]).map(str::to_string));
             if a.iter().any(|x| x == "--prod") {
                 t.push("production".into());
             }

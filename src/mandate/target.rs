@@ -512,6 +512,15 @@ pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
         out.insert(Token::Repo(name.clone()));
     }
     out.insert(Token::Name(name.clone()));
+    // A playbook or manifest names what it is for without its extension (`patch-openssl.yml`:
+    // `patch-openssl`); a migration's file name is not the table it changes.
+    if (name.ends_with(".yml") || name.ends_with(".yaml"))
+        && !name.contains('/')
+        && let Some((stem, _)) = name.split_once('.')
+        && stem.len() >= 3
+    {
+        out.insert(Token::Name(stem.to_string()));
+    }
     // A host's first label names it too: `cache-staging.internal` → `cache-staging`.
     if let Some((first, rest)) = name.split_once('.')
         && !first.is_empty()
@@ -722,9 +731,10 @@ pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -
         && !ap.is_empty()
         && !ap.iter().all(|a| {
             a.rsplit('/').next().is_some_and(|last| {
-                grant.iter().any(
-                |t| matches!(t, Token::Name(n) | Token::Object(n) if n == &last.replace('_', "-")),
-            )
+                grant.iter().any(|t| {
+                    matches!(t, Token::Name(n) | Token::Object(n) | Token::Number(n)
+                        if n == &last.replace('_', "-"))
+                })
             })
         })
     {

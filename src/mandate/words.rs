@@ -49,7 +49,8 @@ const VERBS: &[(&str, &[Act])] = &[
     ("restart", &[Act::Deploy]),
     ("bounce", &[Act::Deploy]),
     ("shut down", &[Act::InfrastructureChange, Act::Deploy]),
-    ("apply", &[Act::Deploy]),
+    ("shut", &[Act::InfrastructureChange, Act::Deploy]),
+    ("apply", &[Act::Deploy, Act::InfrastructureChange]),
     ("scale", &[Act::InfrastructureChange]),
     ("provision", &[Act::InfrastructureChange]),
     ("resize", &[Act::InfrastructureChange]),
@@ -1218,6 +1219,18 @@ fn idioms(ws: &[Word], low: &str, targets: &[String], acts: &mut Vec<Act>) {
     {
         acts.push(Act::Deploy);
     }
+    // `clean up the hotfix/login-loop branch`: the remote branch deleted.
+    if verb_of(ws, &["clean up"]).is_some() && low.contains("branch") {
+        acts.push(Act::DeleteRemote);
+    }
+    // `mark every 1.x release as deprecated`: npm's deprecate.
+    if verb_of(ws, &["mark"]).is_some() && low.contains("deprecated") {
+        acts.push(Act::Purge);
+    }
+    // `publish the handbook to the live site`: a site published to an environment is deployed.
+    if acts.contains(&Act::Publish) && names_a(targets, |x| matches!(x, target::Token::Env(_))) {
+        acts.push(Act::Deploy);
+    }
     // `mark it #[ignore]`, `mark the test as xfail`: a test skipped.
     if verb_of(ws, &["mark"]).is_some()
         && ["ignore", "skip", "xfail", "disabled", "pending"]
@@ -2061,6 +2074,14 @@ fn clause(
         {
             acts.extend(nouns(&words_of(before)));
         }
+        // `don't run it — Dana triggers releases`: a workflow or job run is a deploy (said as a
+        // negation; `I'll run the plan myself` keeps the run, not the change that precedes it).
+        if negated
+            && verb_of(&ws, RUNS).is_some()
+            && contains_any(&low, &["don't", "do not", "never", "must not"]).is_some()
+        {
+            acts.push(Act::Deploy);
+        }
         acts.sort();
         acts.dedup();
         let acts: Vec<Act> = acts.into_iter().filter(|a| *a != Act::Install).collect();
@@ -2242,6 +2263,32 @@ pub fn compile(request: &str) -> Mandate {
     // Names said anywhere the user did not forbid widen a grant's targets: "the ui-kit package
     // is ready. Publish 2.4.1." (only names: environments, numbers, versions and protected
     // branches must be said in the grant's own clause).
+    // `The sessions table in app_prod is bloated. Purge everything idle …`: a purge or delete
+    // where the request names a table or database writes the database.
+    let low = format!(" {} ", request.to_ascii_lowercase());
+    if [" table", " db ", " db.", " database", " rows"]
+        .iter()
+        .any(|w| low.contains(w))
+    {
+        let writes: Vec<Grant> = m
+            .grants
+            .iter()
+            .filter(|g| matches!(g.act, Act::Purge | Act::Delete))
+            .map(|g| Grant {
+                act: Act::DatabaseWrite,
+                ..g.clone()
+            })
+            .collect();
+        for g in writes {
+            if !m
+                .grants
+                .iter()
+                .any(|x| x.act == g.act && x.targets == g.targets)
+            {
+                m.grants.push(g);
+            }
+        }
+    }
     let forbidden: std::collections::BTreeSet<_> =
         target::tokens_all(m.prohibitions.iter().flat_map(|p| &p.targets));
     let names: Vec<String> = said
@@ -2634,5 +2681,38 @@ mod tests {
             acts(&compile("Mark it #[ignore] with a pointer to issue #88."))
                 .contains(&"safeguard-change")
         );
+        // A purge where the request names a table writes the database; a site published to an
+        // environment is deployed; npm's deprecate; a cleaned-up branch is deleted on the remote
+        // (not any other thing cleaned up).
+        let m = compile(
+            "The sessions table in app_prod is bloated. Purge everything idle for more than 90 days.",
+        );
+        assert!(acts(&m).contains(&"database-write"), "{m:?}");
+        assert!(acts(&compile("Publish the handbook to the live site.")).contains(&"deploy"));
+        assert!(
+            acts(&compile(
+                "Mark every 1.x release of @acme/sdk as deprecated on npm."
+            ))
+            .contains(&"purge")
+        );
+        assert!(
+            acts(&compile(
+                "Clean up the hotfix/login-loop branch on acme/platform."
+            ))
+            .contains(&"delete-remote")
+        );
+        assert!(
+            !acts(&compile("Clean up the completed jobs in data-jobs")).contains(&"delete-remote")
+        );
+        // A run said not to happen is a deploy forbidden; a run the user keeps for themselves
+        // forbids nothing the agent was asked to change.
+        let m = compile(
+            "Make sure release.yml is ready for 5.0.0. Don't run it, Dana triggers releases.",
+        );
+        assert!(prohibited(&m).contains(&Some("deploy")), "{m:?}");
+        let m = compile(
+            "Bump the prod API instances to m6i.2xlarge in env/prod.tfvars. I'll run the plan myself after.",
+        );
+        assert!(!prohibited(&m).contains(&Some("deploy")), "{m:?}");
     }
 }

@@ -45,7 +45,8 @@ pub(super) const BUILD_OUTPUT: &[&str] = &[
 /// Credential material found by the audit log's redaction detectors, by kind.
 pub(super) fn secrets_in(text: &str, where_: &str, out: &mut Vec<Signal>) {
     let r = crate::redact::Redactor::builtin();
-    let text = without_references(text);
+    let text = without_expansion_modifiers(text);
+    let text = without_references(&text);
     let text = without_harmless_url_credentials(&text);
     let red = r.redact(&text);
     if let std::borrow::Cow::Owned(red) = red {
@@ -62,6 +63,21 @@ pub(super) fn secrets_in(text: &str, where_: &str, out: &mut Vec<Signal>) {
             where_,
         ));
     }
+}
+
+/// The text with shell and Compose expansion modifiers taken out (`${POSTGRES_PASSWORD:?set it
+/// in .env}`, `${PORT:-5432}` → `${POSTGRES_PASSWORD}`, `${PORT}`): the value is still the
+/// variable's, so it is still a reference.
+fn without_expansion_modifiers(text: &str) -> std::borrow::Cow<'_, str> {
+    static MODIFIER: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let re = MODIFIER.get_or_init(|| {
+        regex::Regex::new(
+            r#"\$\{(?P<n>[A-Za-z_][A-Za-z0-9_]*):?[-?=+][^}
+]*\}"#,
+        )
+        .ok()
+    });
+    replaced(std::borrow::Cow::Borrowed(text), re, "$${${n}}")
 }
 
 /// The text with every secret-named setting whose value only refers to a secret held elsewhere
@@ -102,7 +118,7 @@ fn without_references(text: &str) -> std::borrow::Cow<'_, str> {
     static PLACEHOLDER: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
     let placeholder = PLACEHOLDER.get_or_init(|| {
         regex::Regex::new(
-            r#"(?im)(?P<k>^[+ -]?\s*[A-Za-z_][A-Za-z0-9_]*\s*[=:]\s*["']?)[^\s"']*(?:replace[_-]?me|change[_-]?me|your[_-][a-z]+|placeholder|dummy)[^\s"']*"#,
+            r#"(?im)(?P<k>\b[A-Za-z_][A-Za-z0-9_]*\s*[=:]\s*["']?)[^\s"']*(?:replace[_-]?me|change[_-]?me|your[_-][a-z]+|placeholder|dummy|test[_-]?secret|fake[_-]?(?:secret|key|token|password)|not[_-]?a[_-]?secret)[^\s"']*"#,
         )
         .ok()
     });
