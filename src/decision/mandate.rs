@@ -117,6 +117,8 @@ fn explains(c: Category) -> &'static [Act] {
             A::Push,
             A::Close,
             A::AccessGrant,
+            // A platform API changing a resource (Heroku's formation, a DNS record).
+            A::InfrastructureChange,
         ],
         Category::Privilege => &[A::AccessGrant],
         // A CI pipeline runs by itself: its change is the pipeline's (only a `ci-change`
@@ -210,6 +212,21 @@ fn covers(g: &Grant, it: &Item) -> bool {
     }
     if it.tokens.contains(&Token::Level("admin".into()))
         && !gt.iter().any(|t| matches!(t, Token::Level(_)))
+    {
+        return false;
+    }
+    // The resource an API call changes must be one the request's words say.
+    let said = |w: &str| {
+        g.words
+            .to_ascii_lowercase()
+            .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+            .map(|x| x.trim_matches('.'))
+            .any(|x| x == w || x.strip_suffix('s') == Some(w))
+    };
+    if it
+        .tokens
+        .iter()
+        .any(|t| matches!(t, Token::Said(w) if !said(w)))
     {
         return false;
     }
@@ -420,6 +437,28 @@ fn names_file(target: &str, path: &str) -> bool {
             || (dir.contains('/') && (p.starts_with(&format!("{dir}/")) || p.contains(&format!("/{dir}/")))))
 }
 
+/// Whether words name a kind of file a path is one of: `the channel files` are the files under
+/// a `channel/` or `channels/` directory.
+fn names_files_of(words: &str, path: &str) -> bool {
+    let low = words.to_ascii_lowercase();
+    let ws: Vec<&str> = low
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_')))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let p = path.to_ascii_lowercase();
+    let dirs: Vec<&str> = p.split('/').rev().skip(1).collect();
+    ws.windows(2).any(|w| {
+        w[1] == "files"
+            && !matches!(
+                w[0],
+                "the" | "these" | "those" | "other" | "any" | "all" | "some"
+            )
+            && dirs
+                .iter()
+                .any(|d| *d == w[0] || d.strip_suffix('s') == Some(w[0]))
+    })
+}
+
 /// The ruling of the mandate on an action: what it does (`dones`), the signals it raises,
 /// whether every command that does no act is one a rule allows on its own (`understood`), the
 /// file a write or read acts on (`subject`: a target of its signals), and the file a write
@@ -440,7 +479,7 @@ pub fn authorize(
             // `leave VERSION alone` names no act; `don't add anything under
             // .github/workflows` an addition (`add`) or a pipeline change.
             (matches!(p.act, None | Some(Act::Install | Act::CiChange)) || says_write(&p.words))
-                && p.targets.iter().any(|t| names_file(t, path))
+                && (p.targets.iter().any(|t| names_file(t, path)) || names_files_of(&p.words, path))
         })
     {
         return Ruling::Prohibited {

@@ -141,9 +141,27 @@ pub fn of(req: &ReviewRequest, action: &NormalizedAction, ctx: &Context) -> Vec<
             } else if path.ends_with("/merge") && matches!(method.as_str(), "PUT" | "POST") {
                 // GitHub's and GitLab's merge endpoints.
                 Some(Act::Merge)
-            } else if path.ends_with("/transitions") && method == "POST" {
-                // Jira moving an issue along its workflow.
+            } else if (path.ends_with("/transitions") && method == "POST")
+                || (!crate::request::is_read_method(&method)
+                    && (path.ends_with("/resolve")
+                        || path.ends_with("/close")
+                        || body.as_deref().is_some_and(closes)))
+            {
+                // Jira moving an issue along its workflow; an incident or issue set resolved
+                // (Statuspage's `{"incident": {"status": "resolved"}}`).
                 Some(Act::Close)
+            } else if !crate::request::is_read_method(&method) && triggers_build(path) {
+                // A CI server's build or pipeline trigger runs the job (Jenkins'
+                // `/job/deploy-prod/buildWithParameters`, GitLab's pipeline trigger, GitHub's
+                // workflow dispatch): what the job does is the deploy the user names.
+                Some(Act::Deploy)
+            } else if !crate::request::is_read_method(&method)
+                && method != "DELETE"
+                && infrastructure_api(&u)
+            {
+                // A platform's API changing a resource (Heroku's formation, Cloudflare's DNS
+                // records): what its CLI would change.
+                Some(Act::InfrastructureChange)
             } else if method == "DELETE" {
                 Some(Act::Delete)
             } else if body.is_some() || !crate::request::is_read_method(&method) {
@@ -164,6 +182,18 @@ pub fn of(req: &ReviewRequest, action: &NormalizedAction, ctx: &Context) -> Vec<
                     .and_then(|b| serde_json::from_str::<serde_json::Value>(b).ok())
                 {
                     targets.extend(mcp_targets(&v));
+                    emails(&v, &mut targets);
+                }
+                // A platform API's last path word is the one resource it changes
+                // (`…/apps/acme-invoicing/formation/worker`): the request must say it.
+                if act == Act::InfrastructureChange
+                    && let Some(last) = path.rsplit('/').find(|p| !p.is_empty())
+                    && last.len() >= 3
+                    && last.bytes().all(|b| b.is_ascii_lowercase())
+                    && !last.ends_with('s')
+                    && !matches!(last, "formation" | "config" | "settings")
+                {
+                    targets.push(format!("said:{last}"));
                 }
                 out.push(Done {
                     act,
@@ -175,6 +205,72 @@ pub fn of(req: &ReviewRequest, action: &NormalizedAction, ctx: &Context) -> Vec<
         _ => {}
     }
     out
+}
+
+/// Whether a JSON body sets a status that closes something (`"status": "resolved"`), at any
+/// depth.
+fn closes(body: &str) -> bool {
+    fn walk(v: &serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Object(o) => o.iter().any(|(k, v)| {
+                (matches!(k.as_str(), "status" | "state")
+                    && v.as_str().is_some_and(|s| {
+                        matches!(
+                            s.to_ascii_lowercase().as_str(),
+                            "resolved" | "closed" | "done" | "completed"
+                        )
+                    }))
+                    || walk(v)
+            }),
+            serde_json::Value::Array(a) => a.iter().any(walk),
+            _ => false,
+        }
+    }
+    serde_json::from_str::<serde_json::Value>(body).is_ok_and(|v| walk(&v))
+}
+
+/// Whether a URL path triggers a CI build or pipeline.
+fn triggers_build(path: &str) -> bool {
+    (path.contains("/job/") && (path.ends_with("/build") || path.ends_with("/buildwithparameters")))
+        || path.ends_with("/trigger/pipeline")
+        || (path.contains("/projects/") && path.ends_with("/pipeline"))
+        || path.ends_with("/dispatches")
+}
+
+/// Whether a URL is a hosting or infrastructure platform's management API.
+fn infrastructure_api(url: &str) -> bool {
+    let host = url
+        .split("://")
+        .nth(1)
+        .and_then(|r| r.split(['/', '?', ':']).next())
+        .unwrap_or("");
+    [
+        "api.heroku.com",
+        "api.cloudflare.com",
+        "api.digitalocean.com",
+        "api.machines.dev",
+        "api.fly.io",
+        "api.netlify.com",
+        "api.vercel.com",
+        "api.render.com",
+        "api.linode.com",
+        "api.hetzner.cloud",
+        "api.vultr.com",
+        "backboard.railway.app",
+    ]
+    .contains(&host)
+}
+
+/// Every e-mail address anywhere in a JSON value (a mail API's nested recipients).
+fn emails(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) if s.contains('@') && !s.contains(' ') && s.contains('.') => {
+            out.push(s.clone())
+        }
+        serde_json::Value::Object(o) => o.values().for_each(|v| emails(v, out)),
+        serde_json::Value::Array(a) => a.iter().for_each(|v| emails(v, out)),
+        _ => {}
+    }
 }
 
 fn push(out: &mut Vec<Done>, act: Act, targets: Vec<String>, c: &SimpleCommand) {
@@ -257,7 +353,7 @@ pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
         return;
     }
     match (prog.as_str(), sub) {
-        _ if build_tool_publishes(&prog, sub, a) => push(out, Act::Publish, named(vec![]), c),
+        _ if gitops_and_build_tools(c, &prog, sub, a, ctx, out) => {}
         ("git", _) => git(c, a, out),
         ("gh", _) => gh(c, a, out),
         ("glab", _) => {
@@ -370,6 +466,59 @@ fn npm_publish(c: &SimpleCommand, a: &[String], ops: &[String], here: &str, out:
     push(out, Act::Publish, t, c)
 }
 
+/// Build tools' publish goals (`./gradlew :sdk:publish`), Homebrew's bump pull requests and
+/// Argo CD's syncs: pushed to `out`, true when the command is one of them.
+fn gitops_and_build_tools(
+    c: &SimpleCommand,
+    prog: &str,
+    sub: Option<&str>,
+    a: &[String],
+    ctx: &Context,
+    out: &mut Vec<Done>,
+) -> bool {
+    let rest: Vec<String> = operands(a)
+        .get(1..)
+        .map(<[String]>::to_vec)
+        .unwrap_or_default();
+    match (prog, sub) {
+        _ if build_tool_publishes(prog, sub, a) => {
+            // A Gradle module's task names the module (`:sdk:publish` publishes `sdk`).
+            let mut t: Vec<String> = a
+                .iter()
+                .filter_map(|x| x.strip_prefix(':').and_then(|m| m.rsplit_once(':')))
+                .map(|(m, _)| m.replace(':', "/"))
+                .collect();
+            t.push(here(ctx));
+            push(out, Act::Publish, t, c)
+        }
+        // `brew bump-formula-pr … acme/tap/acmectl` pushes a branch and opens a pull request
+        // on the tap.
+        ("brew", Some("bump-formula-pr" | "bump-cask-pr")) => {
+            let mut t = rest.clone();
+            t.extend(
+                rest.iter()
+                    .filter_map(|f| f.rsplit('/').next().map(str::to_string)),
+            );
+            push(out, Act::Push, t, c)
+        }
+        // Argo CD syncing or rolling back an application deploys it.
+        ("argocd", Some("app"))
+            if rest.first().is_some_and(|v| {
+                matches!(
+                    v.as_str(),
+                    "sync" | "rollback" | "set" | "delete" | "terminate-op"
+                )
+            }) =>
+        {
+            let mut t: Vec<String> = rest.iter().skip(1).cloned().collect();
+            t.extend(env_words(&t.clone()));
+            push(out, Act::Deploy, t, c)
+        }
+        _ => return false,
+    }
+    true
+}
+
 /// Whether a build tool's publish goal runs (`mvn deploy`, `./gradlew publish`, `sbt publish`,
 /// `lein deploy`): it uploads the project it runs in, whose name is the target, as for
 /// `npm publish`.
@@ -378,7 +527,12 @@ fn build_tool_publishes(prog: &str, sub: Option<&str>, a: &[String]) -> bool {
         ("mvn" | "mvnw", _) => a
             .iter()
             .any(|x| matches!(x.as_str(), "deploy" | "deploy:deploy" | "release:perform")),
-        ("gradle" | "gradlew", _) => a.iter().any(|x| x.starts_with("publish")),
+        // `publish`, `publishToMavenCentral`, or a module's task (`:sdk:publish`).
+        ("gradle" | "gradlew", _) => a.iter().any(|x| {
+            x.rsplit(':')
+                .next()
+                .is_some_and(|task| task.starts_with("publish"))
+        }),
         ("sbt", _) => a.iter().any(|x| x == "publish" || x == "publishSigned"),
         ("lein", Some("deploy")) => true,
         _ => false,
@@ -399,7 +553,7 @@ fn deploys(
     match (prog, sub) {
         ("kubectl" | "oc", Some(_)) => {
             let verb = first_operand(a, crate::signals::KUBE_VALUED);
-            kubectl(c, a, &verb, out)
+            kubectl(c, a, &verb, ctx, out)
         }
         // A chart pushed to a registry is published: its name, version and registry.
         ("helm", Some("push")) => push(out, Act::Publish, crate::signals::helm_push_parts(a), c),
@@ -940,10 +1094,19 @@ fn api_path(a: &[String]) -> String {
     first_operand(a.get(1..).unwrap_or(&[]), WITH_VALUE)
 }
 
-fn kubectl(c: &SimpleCommand, a: &[String], verb: &str, out: &mut Vec<Done>) {
+fn kubectl(c: &SimpleCommand, a: &[String], verb: &str, ctx: &Context, out: &mut Vec<Done>) {
     let mut t: Vec<String> = operands(a).into_iter().skip(1).collect();
     t.extend(opt(a, &["-n", "--namespace", "--context", "--cluster"]).map(str::to_string));
     t.extend(opt(a, &["-f", "--filename"]).map(str::to_string));
+    // A kustomization (`-k overlays/staging`) is the workspace's: the workspace and the path
+    // name what is applied, and its last directory is the one overlay the request must say.
+    if let Some(k) = opt(a, &["-k", "--kustomize"]) {
+        t.push(k.to_string());
+        t.push(here(ctx));
+        if let Some(last) = k.rsplit('/').find(|s| !s.is_empty() && *s != ".") {
+            t.push(format!("said:{last}"));
+        }
+    }
     let act = match verb {
         "create" if a.iter().any(|x| x == "secret") => Act::SecretUse,
         "create" if a.iter().any(|x| x.contains("rolebinding")) => Act::AccessGrant,
@@ -1240,14 +1403,9 @@ fn infrastructure_server(server: &str) -> bool {
     })
 }
 
-fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) {
-    let t = tool.to_ascii_lowercase();
-    let words: Vec<&str> = t
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    let any = |l: &[&str]| words.iter().any(|w| l.contains(w));
-    let state_closed = [
+/// Whether an MCP call's arguments set a closing state (`"status": "resolved"`).
+fn closed_state(args: &serde_json::Value) -> bool {
+    [
         "state",
         "status",
         "transition",
@@ -1270,7 +1428,17 @@ fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) 
                 | "released"
                 | "shipped"
         )
-    });
+    })
+}
+
+fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) {
+    let t = tool.to_ascii_lowercase();
+    let words: Vec<&str> = t
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let any = |l: &[&str]| words.iter().any(|w| l.contains(w));
+    let state_closed = closed_state(args);
     // Reading tools do nothing the mandate names (`search_messages`, `get_pull_request`).
     let first = words.first().copied().unwrap_or("");
     if matches!(
@@ -1310,11 +1478,20 @@ fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) 
         Act::AccessGrant
     } else if any(&["secret"]) && any(&["set", "create", "update", "put"]) {
         Act::SecretUse
-    } else if any(&["purge", "invalidate", "flush", "prune"]) {
+    } else if any(&[
+        "purge",
+        "invalidate",
+        "flush",
+        "prune",
+        "deprecate",
+        "unpublish",
+    ]) {
+        // A deprecated package version is withdrawn as `npm deprecate` withdraws it.
         Act::Purge
     } else if any(&["delete", "remove", "destroy", "drop"]) {
         Act::DeleteRemote
-    } else if any(&["close"]) || (any(&["update", "edit", "transition"]) && state_closed) {
+    } else if any(&["close", "resolve"]) || (any(&["update", "edit", "transition"]) && state_closed)
+    {
         Act::Close
     } else if any(&["push"]) || (any(&["create", "update"]) && any(&["file", "files", "commit"])) {
         Act::Push

@@ -40,6 +40,10 @@ pub enum Token {
     /// names what a grant covers as a name does, but does not make the grant one that names
     /// things (an environment alone still suffices against an act that names only things).
     Object(String),
+    /// A word the user's request must say for a grant to cover the act, written `said:WORD`:
+    /// the one resource an API call changes (Heroku's `…/formation/worker` is the worker
+    /// dynos, not the web ones the request may name).
+    Said(String),
     /// Any other name: a package, branch, host, bucket, channel, namespace, file.
     Name(String),
 }
@@ -355,6 +359,10 @@ fn typed_word(w: &str) -> Option<BTreeSet<Token>> {
     }
     if let Some(o) = w.strip_prefix("object:") {
         out.insert(Token::Object(o.replace('_', "-")));
+        return Some(out);
+    }
+    if let Some(word) = w.strip_prefix("said:") {
+        out.insert(Token::Said(word.to_ascii_lowercase()));
         return Some(out);
     }
     if let Some(tag) = w.strip_prefix("dist-tag:") {
@@ -748,6 +756,15 @@ pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -
         _ => None,
     };
     let (gn, an) = (strings(grant, name), strings(act, name));
+    // A revision the user quoted (`DBA approved rev 4f2a91`) or a build's output directory
+    // (`the build is in dist/`) names no thing the act is on.
+    let things: Vec<&String> = gn
+        .iter()
+        .filter(|n| {
+            !is_revision(n)
+                && !matches!(n.trim_end_matches('/'), "dist" | "build" | "out" | "public")
+        })
+        .collect();
     let objects = strings(grant, |t| match t {
         Token::Object(n) => Some(n.clone()),
         _ => None,
@@ -773,8 +790,16 @@ pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -
     // `production`.
     name_shared
         || other_shared
-        || (env_shared && (gn.is_empty() || an.is_empty()))
+        || (env_shared && (things.is_empty() || an.is_empty()))
         || (low_risk && act.is_empty())
+}
+
+/// Whether a name is a commit or revision id: 6 to 40 hex digits with a letter and a digit.
+fn is_revision(n: &str) -> bool {
+    (6..=40).contains(&n.len())
+        && n.bytes().all(|b| b.is_ascii_hexdigit())
+        && n.bytes().any(|b| b.is_ascii_digit())
+        && n.bytes().any(|b| b.is_ascii_alphabetic())
 }
 
 /// Whether a target is grounded in the user's words: every word of it names something, and
@@ -863,6 +888,13 @@ mod tests {
         assert!(!m("", "ui-kit", false));
         assert!(m("", "feature-x", true));
         assert!(!m("", "main", true));
+        // An environment alone suffices when the grant's only other names are a revision id
+        // or a build's output directory, not when it names a thing.
+        assert!(m("4f2a91 production", "subscriptions production", false));
+        assert!(m("dist/ production", "handbook production", false));
+        assert!(!m("billing production", "subscriptions production", false));
+        assert!(is_revision("4f2a91") && !is_revision("staging") && !is_revision("123456"));
+        assert!(tokens("said:worker").contains(&Token::Said("worker".into())));
     }
 
     #[test]

@@ -25,6 +25,7 @@ const VERBS: &[(&str, &[Act])] = &[
     ("tag", &[Act::Publish]),
     ("upload", &[Act::Publish, Act::SendExternal]),
     ("sync", &[Act::Publish, Act::Deploy]),
+    ("rsync", &[Act::Publish, Act::Deploy]),
     ("deploy", &[Act::Deploy]),
     ("trigger", &[Act::Deploy]),
     ("kick off", &[Act::Deploy]),
@@ -203,6 +204,8 @@ const DOMAINS: &[(&str, Act)] = &[
     ("security group", Act::InfrastructureChange),
     ("port", Act::InfrastructureChange),
     ("dns", Act::InfrastructureChange),
+    ("cname", Act::InfrastructureChange),
+    ("dyno", Act::InfrastructureChange),
     ("zone", Act::InfrastructureChange),
     ("bucket", Act::InfrastructureChange),
     ("cluster", Act::InfrastructureChange),
@@ -448,6 +451,20 @@ const DEFERRALS: &[&str] = &[
     "ourselves",
     "i'd like to",
     "i want to do",
+    // Another team or person does it (`comms will post the resolution`).
+    "comms will",
+    "team will",
+    "manager will",
+    "owner will",
+    "lead will",
+    "oncall will",
+    "on-call will",
+    "sre will",
+    "ops will",
+    "he will",
+    "she will",
+    "he'll",
+    "she'll",
 ];
 
 /// Words that ask only for a preview.
@@ -822,7 +839,8 @@ fn verb_position(ws: &[Word], i: usize) -> bool {
     {
         return false;
     }
-    if prev.raw.ends_with(',') || LEAD.contains(&prev.low.as_str()) {
+    // A comma or a label's colon opens a clause (`ACCESS-331 approved by data-gov: grant …`).
+    if prev.raw.ends_with([',', ':']) || LEAD.contains(&prev.low.as_str()) {
         // `what happens if we scale the worker to zero`: a supposition asks for nothing.
         let lead = ws[..i]
             .iter()
@@ -859,6 +877,17 @@ fn names_a_thing(next: Option<&Word>) -> bool {
                 | "schedule"
                 | "dashboard"
         )
+    }) || described(next)
+}
+
+/// Whether the word after a verb says a state of it, which makes the verb a noun (`the NAT
+/// gateway change looks good`, `the bump is merged`).
+fn described(next: Option<&Word>) -> bool {
+    next.is_some_and(|w| {
+        matches!(
+            w.low.trim_end_matches(['.', ',', ';', ':', '!', '?']),
+            "looks" | "look" | "is" | "was" | "seems" | "passed" | "went" | "landed" | "works"
+        )
     })
 }
 
@@ -879,7 +908,25 @@ fn verbs(ws: &[Word]) -> Vec<(usize, &'static [Act], usize)> {
                 out.push((i, *acts, n));
                 i += n;
             }
-            _ => i += 1,
+            _ => {
+                // `get data-etl's dependencies installed`: the participle after an imperative
+                // `get` is the act asked for.
+                let core = ws[i].low.trim_end_matches(['.', ',', ';', ':', '!', '?']);
+                let base = core
+                    .strip_suffix("ed")
+                    .filter(|b| VERBS.iter().any(|(p, _)| p == b))
+                    .or_else(|| core.strip_suffix('d'));
+                let acts = base.and_then(|b| VERBS.iter().find(|(p, _)| *p == b));
+                if let Some((_, acts)) = acts
+                    && ws[..i]
+                        .iter()
+                        .enumerate()
+                        .any(|(j, w)| w.low == "get" && verb_position(ws, j))
+                {
+                    out.push((i, *acts, 1));
+                }
+                i += 1
+            }
         }
     }
     out
@@ -1050,7 +1097,12 @@ fn added_package(ws: &[Word]) -> Option<String> {
 
 /// Whether one of `list` starts at a verb position of the clause; the first such index.
 fn verb_of(ws: &[Word], list: &[&str]) -> Option<usize> {
-    (0..ws.len()).find(|&i| verb_position(ws, i) && list.iter().any(|p| phrase_at(ws, i, p)))
+    (0..ws.len()).find(|&i| {
+        verb_position(ws, i)
+            && list
+                .iter()
+                .any(|p| phrase_at(ws, i, p) && !described(ws.get(i + p.split(' ').count())))
+    })
 }
 
 /// The acts of the domain nouns after word `from` (`the staging DB`, `the SENTRY_DSN secret`).
@@ -1226,6 +1278,17 @@ fn idioms(ws: &[Word], low: &str, targets: &[String], acts: &mut Vec<Act>) {
     // `mark every 1.x release as deprecated`: npm's deprecate.
     if verb_of(ws, &["mark"]).is_some() && low.contains("deprecated") {
         acts.push(Act::Purge);
+    }
+    // `mark sentry issue 4419872231 resolved`: an issue closed.
+    if verb_of(ws, &["mark"]).is_some()
+        && ws.iter().any(|w| {
+            matches!(
+                w.low.trim_end_matches(['.', ',', ';', ':', '!', '?']),
+                "resolved" | "closed" | "done" | "fixed" | "completed"
+            )
+        })
+    {
+        acts.push(Act::Close);
     }
     // `publish the handbook to the live site`: a site published to an environment is deployed.
     if acts.contains(&Act::Publish) && names_a(targets, |x| matches!(x, target::Token::Env(_))) {
@@ -2340,6 +2403,33 @@ mod tests {
             .iter()
             .map(|p| p.act.map(Act::as_str))
             .collect()
+    }
+
+    #[test]
+    fn participles_states_labels_and_other_teams() {
+        // `get … installed` asks for the install; `install is failing` alone does not.
+        assert_eq!(
+            acts(&compile("Get the service's dependencies installed.")),
+            ["install"]
+        );
+        assert!(
+            compile("pip install is failing on the build box.")
+                .grants
+                .is_empty()
+        );
+        // A state said of a noun is no verb: `the NAT change looks good` changes nothing.
+        let m = compile(
+            "The NAT gateway change looks good in staging-eu; run pulumi preview on prod-eu.",
+        );
+        assert!(!acts(&m).contains(&"infrastructure-change"), "{m:?}");
+        // A label's colon opens the clause the verb starts.
+        let m = compile("ACCESS-9 approved by data-gov: grant kim@acme.io Viewer on acme-prod.");
+        assert!(acts(&m).contains(&"access-grant"), "{m:?}");
+        // Another team doing it forbids it here.
+        let m = compile("Draft the all-clear in the incident doc; comms will post the resolution.");
+        assert!(!acts(&m).contains(&"send-external"), "{m:?}");
+        // `mark … resolved` closes.
+        assert!(acts(&compile("mark sentry issue 4411 resolved")).contains(&"close"));
     }
 
     #[test]

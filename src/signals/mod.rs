@@ -480,8 +480,23 @@ pub fn named_in_intent(target: &str, intent: &str) -> bool {
             && t.len() >= 3
             && intent_words.iter().any(|w| {
                 let w = trim(w);
-                w == t || w.ends_with(&format!("/{t}")) || (t.len() >= 5 && w.contains(t.as_str()))
+                w == t || w.ends_with(&format!("/{t}")) || (t.len() >= 5 && contains_whole(&w, &t))
             })
+    })
+}
+
+/// Whether `t` occurs in `w` not continued as a longer name: `gs://acme-site` is in
+/// `gs://acme-site/blog` but not in `gs://acme-site-staging`.
+fn contains_whole(w: &str, t: &str) -> bool {
+    w.match_indices(t).any(|(i, _)| {
+        let after = &w[i + t.len()..];
+        let mut cs = after.chars();
+        match cs.next() {
+            None => true,
+            Some(c) if c.is_ascii_alphanumeric() => false,
+            Some('-' | '_') => !cs.next().is_some_and(|c| c.is_ascii_alphanumeric()),
+            Some(_) => true,
+        }
     })
 }
 

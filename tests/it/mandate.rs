@@ -807,6 +807,12 @@ async fn a_write_the_words_hold_back_is_prohibited() {
             "Write a proposal for a release workflow in docs/rfcs/0012-release-workflow.md. Don't add anything under .github/workflows until the team reviews it.",
             "prohibited",
         ),
+        // `the channel files` are the files under `channels/`.
+        (
+            "/work/web/release/channels/beta.json",
+            "Prep 2.0 for beta: update the CHANGELOG. Don't touch the channel files, promotion comes after the soak.",
+            "prohibited",
+        ),
     ];
     for (i, (path, intent, ruling)) in cases.iter().enumerate() {
         let (_, out) = h
@@ -918,4 +924,171 @@ async fn what_the_words_set_apart_or_report_is_not_granted() {
         }))
         .await;
     assert_eq!(out["mandate"]["ruling"], "prohibited", "{out}");
+}
+
+/// A request with any action, in the `/work/web` workspace unless the action says otherwise.
+fn ask_action(action: Value, intent: &str, session: &str) -> Value {
+    json!({
+        "action": action,
+        "session": {"id": session, "agent": "ci-bot", "workspace_roots": ["/work/web"]},
+        "intent": intent
+    })
+}
+
+/// Acts of platform APIs, CI triggers, build tools and deploy tools are granted on what they
+/// name, and only on it: a kustomize overlay, a Gradle module, an Argo CD app, a Heroku process
+/// type, a Jenkins job, an incident resolved through Statuspage or PagerDuty, a mail API's
+/// nested recipients, an npm deprecation through MCP; a revision id, a label before a colon, a
+/// build's output directory and a state said of a noun (`the VPC change looks good`) do not
+/// get in the way, and another overlay, module, process type or bucket is not granted.
+#[tokio::test]
+async fn platform_apis_ci_triggers_and_build_tools_are_granted_on_what_they_name() {
+    let h = harness("extends = \"default\"", "");
+    let shell = |c: &str, cwd: &str| json!({"kind": "shell", "command": c, "cwd": cwd});
+    let heroku = json!({"kind": "fetch", "method": "PATCH",
+        "url": "https://api.heroku.com/apps/shop-api/formation/worker",
+        "headers": {"Authorization": "Bearer ${HEROKU_API_KEY}"}, "body": "{\"quantity\": 3}"});
+    let statuspage = json!({"kind": "fetch", "method": "PATCH",
+        "url": "https://api.statuspage.io/v1/pages/pg1/incidents/inc7h2k9",
+        "body": "{\"incident\": {\"status\": \"resolved\", \"body\": \"All clear.\"}}"});
+    let cases: Vec<(Value, &str, bool)> = vec![
+        (
+            shell("kubectl apply -k overlays/staging", "/work/web"),
+            "The configmap change is merged, apply the staging overlay please.",
+            true,
+        ),
+        (
+            shell("kubectl apply -k overlays/staging", "/work/web"),
+            "The configmap change is merged, apply the eu-west overlay.",
+            false,
+        ),
+        (
+            shell("./gradlew :core:publish", "/work/kotlin-lib"),
+            "Publish the :core module artifacts to our Maven repo, 3.1.0 is tagged.",
+            true,
+        ),
+        (
+            shell("./gradlew :core:publish", "/work/kotlin-lib"),
+            "Publish the :cli module artifacts to our Maven repo, 3.1.0 is tagged.",
+            false,
+        ),
+        (
+            shell("argocd app sync billing-prod", "/work/billing-deploy"),
+            "The billing image change is merged; sync billing-prod in argo.",
+            true,
+        ),
+        (
+            shell("argocd app sync billing-prod", "/work/billing-deploy"),
+            "billing-prod is OutOfSync in argo, look at the diff and tell me what drifted.",
+            false,
+        ),
+        (
+            heroku.clone(),
+            "Queue is backing up, scale shop-api worker dynos to 3.",
+            true,
+        ),
+        (
+            heroku,
+            "Traffic is spiking, scale shop-api web dynos to 3.",
+            false,
+        ),
+        (
+            json!({"kind": "fetch", "method": "POST",
+            "url": "https://ci.example.io/job/deploy-staging/buildWithParameters?VERSION=2.1.0"}),
+            "kick off the deploy-staging jenkins job for 2.1.0",
+            true,
+        ),
+        (
+            statuspage.clone(),
+            "All green for an hour: resolve statuspage incident inc7h2k9.",
+            true,
+        ),
+        (
+            statuspage,
+            "Draft the all-clear for statuspage incident inc7h2k9 in the incident doc; comms will post the resolution.",
+            false,
+        ),
+        (
+            json!({"kind": "fetch", "method": "POST", "url": "https://api.sendgrid.com/v3/mail/send",
+            "body": "{\"personalizations\": [{\"to\": [{\"email\": \"ops@lists.example.io\"}]}], \"subject\": \"Maintenance\"}"}),
+            "send the maintenance notice to ops@lists.example.io via sendgrid",
+            true,
+        ),
+        (
+            json!({"kind": "mcp", "server": "npm", "tool": "deprecate_package",
+            "arguments": {"package": "@acme/old-sdk", "version": "<2.0.0", "message": "use @acme/sdk"}}),
+            "deprecate @acme/old-sdk < 2.0.0 on npm, point people to @acme/sdk",
+            true,
+        ),
+        (
+            json!({"kind": "mcp", "server": "pagerduty", "tool": "resolve_incident",
+            "arguments": {"incident_id": "P7QX2MZ", "resolution": "back to baseline"}}),
+            "error rate is back to baseline, resolve PD incident P7QX2MZ",
+            true,
+        ),
+        (
+            json!({"kind": "mcp", "server": "sentry", "tool": "update_issue",
+            "arguments": {"issue_id": "55120931", "status": "resolved"}}),
+            "mark sentry issue 55120931 resolved, the fix shipped in 4.2.0",
+            true,
+        ),
+        (
+            shell("alembic -x env=prod upgrade head", "/work/billing"),
+            "DBA approved rev 9c1e7b — run the pending alembic migrations on prod.",
+            true,
+        ),
+        (
+            shell(
+                "gcloud projects add-iam-policy-binding acme-data-prod --member=user:kim@acme.io --role=roles/bigquery.dataViewer",
+                "/work/iam",
+            ),
+            "SEC-12 approved by security: grant kim@acme.io BigQuery Data Viewer on acme-data-prod.",
+            true,
+        ),
+        (
+            shell("pulumi up --yes --stack acme/prod-us", "/work/infra"),
+            "The VPC change looks good in staging-us, go ahead and pulumi up prod-us.",
+            true,
+        ),
+        (
+            shell("pulumi up --yes --stack acme/prod-us", "/work/infra"),
+            "The VPC change looks good in staging-us; run pulumi preview on prod-us and paste the output.",
+            false,
+        ),
+        (
+            shell("netlify deploy --prod --dir=dist", "/work/docs-site"),
+            "The docs build is in dist/, deploy it to production on netlify.",
+            true,
+        ),
+        (
+            shell(
+                "gsutil -m rsync -r -d ./public gs://acme-site",
+                "/work/site",
+            ),
+            "rsync ./public to gs://acme-site-staging so marketing can review it",
+            false,
+        ),
+        (
+            shell("pip install -r requirements.txt", "/work/web"),
+            "pip install fails behind the proxy on the build box. Get web's dependencies installed.",
+            true,
+        ),
+    ];
+    for (i, (action, intent, granted)) in cases.into_iter().enumerate() {
+        let (_, out) = h
+            .review(ask_action(
+                action.clone(),
+                intent,
+                &format!("s-platform-{i}"),
+            ))
+            .await;
+        let ruling = out["mandate"]["ruling"].as_str().unwrap_or("none");
+        if granted {
+            assert_eq!(ruling, "granted", "{action} under {intent:?}: {out}");
+            assert_eq!(out["decision"], "allow", "{out}");
+        } else {
+            assert_ne!(ruling, "granted", "{action} under {intent:?}: {out}");
+            assert_eq!(out["decision"], "deny", "{out}");
+        }
+    }
 }

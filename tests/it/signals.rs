@@ -209,6 +209,17 @@ fn intent_grounding_matches_targets_as_words() {
         ),
         ("acme/api", "open an issue on acme/api", true),
         ("main", "push the branch main", false),
+        // A longer name the user said is another thing: the staging bucket is not the site's.
+        (
+            "gs://acme-site",
+            "rsync ./public to gs://acme-site-staging for review",
+            false,
+        ),
+        (
+            "gs://acme-site",
+            "rsync ./public to gs://acme-site/blog",
+            true,
+        ),
     ] {
         assert_eq!(
             named_in_intent(target, intent),
