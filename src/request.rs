@@ -617,12 +617,19 @@ fn is_token(s: &str) -> bool {
 /// came where a credential's value is redacted (a variable's name is no secret).
 pub fn names_a_variable(value: &str) -> bool {
     let v = value.trim();
-    let v = [
-        "Bearer ", "bearer ", "token ", "Token ", "Basic ", "OAuth ", "ApiKey ", "Key ",
-    ]
-    .iter()
-    .find_map(|p| v.strip_prefix(p))
-    .unwrap_or(v)
+    // Any one-word scheme before it (`Bearer`, `token`, `OAuth`, Opsgenie's `GenieKey`,
+    // Okta's `SSWS`).
+    let v = match v.split_once(' ') {
+        Some((scheme, rest))
+            if !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
+        {
+            rest
+        }
+        _ => v,
+    }
     .trim();
     let name = v
         .strip_prefix("${")
@@ -655,6 +662,26 @@ pub fn is_credential_header(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_header_naming_a_variable_after_any_scheme_names_no_secret() {
+        for v in [
+            "${LD_API_TOKEN}",
+            "Bearer ${CF_TOKEN}",
+            "GenieKey ${OPSGENIE_API_KEY}",
+            "SSWS $OKTA_TOKEN",
+        ] {
+            assert!(names_a_variable(v), "{v}");
+        }
+        for v in [
+            "GenieKey 9f2c-11aa",
+            "Bearer abc.def",
+            "Two Words ${X}",
+            "${X} tail",
+        ] {
+            assert!(!names_a_variable(v), "{v}");
+        }
+    }
 
     #[test]
     fn unknown_nested_field_is_named() {

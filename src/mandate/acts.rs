@@ -150,6 +150,10 @@ pub fn of(req: &ReviewRequest, action: &NormalizedAction, ctx: &Context) -> Vec<
                 // Jira moving an issue along its workflow; an incident or issue set resolved
                 // (Statuspage's `{"incident": {"status": "resolved"}}`).
                 Some(Act::Close)
+            } else if !crate::request::is_read_method(&method) && feature_flag_api(&u) {
+                // A feature flag turned on or off through its service's API (LaunchDarkly's
+                // semantic patch): a release of the feature, as `turn it on in prod` says.
+                Some(Act::Deploy)
             } else if !crate::request::is_read_method(&method) && triggers_build(path) {
                 // A CI server's build or pipeline trigger runs the job (Jenkins'
                 // `/job/deploy-prod/buildWithParameters`, GitLab's pipeline trigger, GitHub's
@@ -182,6 +186,13 @@ pub fn of(req: &ReviewRequest, action: &NormalizedAction, ctx: &Context) -> Vec<
                     .and_then(|b| serde_json::from_str::<serde_json::Value>(b).ok())
                 {
                     targets.extend(mcp_targets(&v));
+                    // A body wrapped in its resource's name (Statuspage's `{"incident": {…}}`,
+                    // Zendesk's `{"ticket": {…}}`) names its targets one level down.
+                    for inner in v.as_object().into_iter().flat_map(|o| o.values()) {
+                        if inner.is_object() {
+                            targets.extend(mcp_targets(inner));
+                        }
+                    }
                     emails(&v, &mut targets);
                 }
                 // A platform API's last path word is the one resource it changes
@@ -237,6 +248,27 @@ fn triggers_build(path: &str) -> bool {
         || path.ends_with("/dispatches")
 }
 
+/// Whether a URL is a feature-flag service's API (LaunchDarkly, Flagsmith, Split, ConfigCat,
+/// Statsig).
+fn feature_flag_api(url: &str) -> bool {
+    let host = url
+        .split("://")
+        .nth(1)
+        .and_then(|r| r.split(['/', '?', ':']).next())
+        .unwrap_or("");
+    [
+        "app.launchdarkly.com",
+        "api.launchdarkly.com",
+        "api.flagsmith.com",
+        "edge.api.flagsmith.com",
+        "api.split.io",
+        "api.configcat.com",
+        "statsigapi.net",
+        "api.statsig.com",
+    ]
+    .contains(&host)
+}
+
 /// Whether a URL is a hosting or infrastructure platform's management API.
 fn infrastructure_api(url: &str) -> bool {
     let host = url
@@ -259,6 +291,19 @@ fn infrastructure_api(url: &str) -> bool {
         "backboard.railway.app",
     ]
     .contains(&host)
+}
+
+/// A registry a publish goes to, as targets: the word itself, and `registry:private` for a URL
+/// of no public registry (an Azure Artifacts feed, a Nexus, a GitLab package registry).
+fn registry(value: &str) -> Vec<String> {
+    let mut t = vec![value.to_string()];
+    let public = super::target::tokens_of_word(value)
+        .iter()
+        .any(|x| matches!(x, super::target::Token::Registry(_)));
+    if value.contains("://") && !public {
+        t.push("registry:private".into());
+    }
+    t
 }
 
 /// Every e-mail address anywhere in a JSON value (a mail API's nested recipients).
@@ -314,8 +359,30 @@ fn prelude(c: &SimpleCommand, prog: &str, a: &[String], out: &mut Vec<Done>) -> 
     true
 }
 
-/// The acts of one simple command.
+/// The acts of one simple command. The region it names (`--region us-central1`, `--zone
+/// europe-west1-b`) is a target of each: a deploy to one region is not one to another.
 pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
+    let before = out.len();
+    acts_of_command(c, ctx, out);
+    let a = c.argv.get(1..).unwrap_or(&[]);
+    let regions: Vec<String> = ["--region", "--location", "--zone", "--regions"]
+        .iter()
+        .filter_map(|o| opt(a, &[o]))
+        .flat_map(|v| v.split(','))
+        .map(str::to_string)
+        .collect();
+    // The environment its assignments name (`DATABASE_URL=$PROD_DATABASE_URL npx prisma
+    // migrate deploy` migrates production).
+    let assigned = env_words(&c.assignments);
+    if !regions.is_empty() || !assigned.is_empty() {
+        for d in out.iter_mut().skip(before) {
+            d.targets.extend(regions.iter().cloned());
+            d.targets.extend(assigned.iter().cloned());
+        }
+    }
+}
+
+fn acts_of_command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
     let Some(prog) = c.argv.first().map(|p| base(p).to_string()) else {
         return;
     };
@@ -380,11 +447,11 @@ pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
             // `dotnet nuget push X.1.0.0.nupkg --source https://api.nuget.org/…`.
             let mut t: Vec<String> = rest.iter().flat_map(|f| artifact(f)).collect();
             let source = opt(a, &["--source", "-s", "-Source"]).unwrap_or("nuget");
-            t.push(if source.contains("nuget.org") || source == "nuget" {
-                "nuget".to_string()
+            if source.contains("nuget.org") || source == "nuget" {
+                t.push("nuget".to_string());
             } else {
-                source.to_string()
-            });
+                t.extend(registry(source));
+            }
             push(out, Act::Publish, named(t), c)
         }
         ("twine", Some("upload"))
@@ -398,7 +465,7 @@ pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
                 "gem" => "rubygems",
                 _ => "pypi",
             };
-            t.push(
+            t.extend(registry(
                 opt(
                     a,
                     &[
@@ -409,9 +476,8 @@ pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
                         "--host",
                     ],
                 )
-                .unwrap_or(default)
-                .to_string(),
-            );
+                .unwrap_or(default),
+            ));
             push(out, Act::Publish, named(t), c)
         }
         ("npm" | "pnpm" | "yarn", Some("dist-tag" | "dist-tags"))
@@ -462,7 +528,7 @@ fn npm_publish(c: &SimpleCommand, a: &[String], ops: &[String], here: &str, out:
         "dist-tag:{}",
         opt(a, &["--tag"]).unwrap_or("latest")
     ));
-    t.push(opt(a, &["--registry"]).unwrap_or("npm").to_string());
+    t.extend(registry(opt(a, &["--registry"]).unwrap_or("npm")));
     push(out, Act::Publish, t, c)
 }
 
@@ -500,6 +566,12 @@ fn gitops_and_build_tools(
                     .filter_map(|f| f.rsplit('/').next().map(str::to_string)),
             );
             push(out, Act::Push, t, c)
+        }
+        // Flux reconciling a kustomization or Helm release applies what its source holds now.
+        ("flux", Some("reconcile" | "resume" | "suspend")) => {
+            let mut t: Vec<String> = rest.iter().skip(1).cloned().collect();
+            t.extend(env_words(&t.clone()));
+            push(out, Act::Deploy, t, c)
         }
         // Argo CD syncing or rolling back an application deploys it.
         ("argocd", Some("app"))
@@ -605,6 +677,8 @@ fn deploys(
         {
             let mut t = env_words(a);
             t.extend(opt(a, &["-a", "--app", "--env", "-e", "--site"]).map(str::to_string));
+            // The release it goes back to (`heroku releases:rollback v142`).
+            t.extend(rest.iter().cloned());
             // The image deployed names what ships (`--image registry.fly.io/api:deployment-01HZ…`).
             t.extend(opt(a, &["-i", "--image"]).map(str::to_string));
             if a.iter().any(|x| x == "--prod") {
@@ -1187,11 +1261,16 @@ fn cloud(c: &SimpleCommand, ops: &[String], out: &mut Vec<Done>) {
     } else {
         Act::InfrastructureChange
     };
-    let targets = if act == Act::Publish {
+    let mut targets = if act == Act::Publish {
         upload_targets(c.argv.get(1..).unwrap_or(&[]))
     } else {
         ops.iter().skip(1).cloned().collect()
     };
+    // A CDN invalidation is on the CDN the request names (`invalidate … on the CloudFront
+    // distribution`); the distribution's id names nothing the user says.
+    if act == Act::Purge && words.first().is_some_and(|w| w == "cloudfront") {
+        targets.push("cloudfront".into());
+    }
     push(out, act, targets, c)
 }
 
@@ -1259,6 +1338,12 @@ fn mcp_targets(args: &serde_json::Value) -> Vec<String> {
                 "version",
                 "database",
                 "bucket",
+                // Azure's blob container, and the prefix or pattern a batch acts under.
+                "container",
+                "prefix",
+                "pattern",
+                "label",
+                "labels",
                 "project",
                 "service",
                 "app",
@@ -1412,6 +1497,8 @@ fn closed_state(args: &serde_json::Value) -> bool {
         "stateName",
         "state_name",
         "resolution",
+        // GitLab's `update_issue` closes with `"state_event": "close"`.
+        "state_event",
     ]
     .iter()
     .find_map(|k| args.get(*k))
@@ -1420,6 +1507,7 @@ fn closed_state(args: &serde_json::Value) -> bool {
         matches!(
             s.to_ascii_lowercase().as_str(),
             "closed"
+                | "close"
                 | "done"
                 | "completed"
                 | "resolved"
@@ -1458,6 +1546,11 @@ fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) 
     }
     let act = if any(&["merge"]) {
         Act::Merge
+    } else if any(&["incident", "incidents", "alert", "page"])
+        && any(&["create", "trigger", "open", "send", "declare"])
+    {
+        // PagerDuty's `create_incident`, Opsgenie's `create_alert`: people are paged.
+        Act::SendExternal
     } else if any(&["publish", "release"]) && !any(&["get", "list"]) {
         Act::Publish
     } else if any(&[

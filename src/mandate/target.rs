@@ -44,6 +44,9 @@ pub enum Token {
     /// the one resource an API call changes (Heroku's `…/formation/worker` is the worker
     /// dynos, not the web ones the request may name).
     Said(String),
+    /// A cloud region (`europe-west1`, `us-east-1`; a zone `us-central1-a` is its region): a
+    /// deploy to one is not a deploy to another.
+    Region(String),
     /// Any other name: a package, branch, host, bucket, channel, namespace, file.
     Name(String),
 }
@@ -331,6 +334,14 @@ fn env_of(w: &str) -> Option<&'static str> {
 }
 
 fn is_version(w: &str) -> Option<String> {
+    // A release number said with its `v` (Heroku's `v143`): two or more digits, so that
+    // `v2` of an API stays a name.
+    if let Some(n) = w.strip_prefix('v')
+        && (2..=6).contains(&n.len())
+        && n.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Some(n.to_string());
+    }
     let v = w.strip_prefix('v').unwrap_or(w);
     let mut parts = v.split(['-', '+']).next()?.split('.');
     let all_numeric = parts
@@ -363,6 +374,10 @@ fn typed_word(w: &str) -> Option<BTreeSet<Token>> {
     }
     if let Some(word) = w.strip_prefix("said:") {
         out.insert(Token::Said(word.to_ascii_lowercase()));
+        return Some(out);
+    }
+    if let Some(r) = w.strip_prefix("registry:") {
+        out.insert(Token::Registry(r.to_string()));
         return Some(out);
     }
     if let Some(tag) = w.strip_prefix("dist-tag:") {
@@ -484,6 +499,10 @@ pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
         out.insert(Token::Env(e.to_string()));
         return out;
     }
+    if let Some(r) = region_of(w) {
+        out.insert(Token::Region(r));
+        return out;
+    }
     if let Some(r) = registry_of(w) {
         out.insert(Token::Registry(r.to_string()));
         return out;
@@ -541,11 +560,21 @@ pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
     let w = name.as_str();
     // The parts of a scoped or qualified name: `@acme/ui-kit` → `ui-kit`, `acme`;
     // `acme-prod` → the environment too; `infra/envs/staging` → `staging`.
+    // A URL's path segment names no registry (`…/_packaging/feed/nuget/v3/index.json` is a
+    // private feed, not nuget.org): only its host does.
+    let url_host = w
+        .split_once("://")
+        .and_then(|(_, r)| r.split('/').next())
+        .filter(|_| w.contains("://"));
     for part in w
         .split(['/', '@', ':'])
         .filter(|p| !p.is_empty() && *p != w)
     {
-        out.extend(tokens_of_word(part));
+        let mut t = tokens_of_word(part);
+        if url_host.is_some_and(|h| h != part) {
+            t.retain(|x| !matches!(x, Token::Registry(_)));
+        }
+        out.extend(t);
     }
     let parts: Vec<&str> = w.split(['-', '_', '.']).collect();
     for part in &parts {
@@ -566,6 +595,76 @@ pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
     out
 }
 
+/// The cloud region a word names: AWS's `eu-west-1`, Google's `europe-west1` and
+/// `us-central1`, a zone's region (`us-central1-a`, `eu-west-1b`).
+fn region_of(w: &str) -> Option<String> {
+    const AREAS: &[&str] = &[
+        "us",
+        "eu",
+        "europe",
+        "asia",
+        "ap",
+        "sa",
+        "ca",
+        "me",
+        "af",
+        "il",
+        "mx",
+        "australia",
+        "northamerica",
+        "southamerica",
+    ];
+    const SIDES: &[&str] = &[
+        "east",
+        "west",
+        "north",
+        "south",
+        "central",
+        "northeast",
+        "northwest",
+        "southeast",
+        "southwest",
+        "gov-east",
+        "gov-west",
+    ];
+    let parts: Vec<&str> = w.split('-').collect();
+    if !(2..=4).contains(&parts.len()) || !AREAS.contains(&parts[0]) {
+        return None;
+    }
+    // `us-central1-a` and `eu-west-1b` are zones: their region.
+    let mut parts = parts;
+    if parts.len() >= 3
+        && parts
+            .last()
+            .is_some_and(|z| z.len() == 1 && z.bytes().all(|b| b.is_ascii_lowercase()))
+    {
+        parts.pop();
+    }
+    let last = parts.last()?;
+    let last = if last.len() >= 2
+        && last.ends_with(|c: char| c.is_ascii_lowercase())
+        && last[..last.len() - 1].bytes().all(|b| b.is_ascii_digit())
+    {
+        &last[..last.len() - 1]
+    } else {
+        last
+    };
+    let side = |s: &str| SIDES.contains(&s.trim_end_matches(|c: char| c.is_ascii_digit()));
+    let numbered = last.ends_with(|c: char| c.is_ascii_digit());
+    let region = match parts.len() {
+        // `europe-west1`
+        2 => numbered && side(last) && last.len() > 1,
+        // `eu-west-1`, `us-gov-west-1`
+        3 => numbered && last.bytes().all(|b| b.is_ascii_digit()) && side(parts[1]),
+        _ => false,
+    };
+    region.then(|| {
+        let mut p = parts[..parts.len() - 1].to_vec();
+        p.push(last);
+        p.join("-")
+    })
+}
+
 /// The registry a word names (`PyPI`, `test.pypi.org`, `npmjs.com`), normalised.
 fn registry_of(w: &str) -> Option<&'static str> {
     let host = w
@@ -573,6 +672,7 @@ fn registry_of(w: &str) -> Option<&'static str> {
         .trim_start_matches("http://")
         .trim_start_matches("upload.")
         .trim_start_matches("registry.")
+        .trim_start_matches("api.")
         .split('/')
         .next()
         .unwrap_or(w);
@@ -654,7 +754,7 @@ pub fn tokens_all<'a>(targets: impl IntoIterator<Item = &'a String>) -> BTreeSet
 /// The kinds whose tokens must agree when both sides name one, in order: environment, number,
 /// version, protected branch (or organization), repository, channel, dist-tag, access level,
 /// safeguard kind.
-const AGREEING: [fn(&Token) -> bool; 10] = [
+const AGREEING: [fn(&Token) -> bool; 11] = [
     |t| matches!(t, Token::Env(_)),
     |t| matches!(t, Token::Number(_)),
     |t| matches!(t, Token::Version(_)),
@@ -665,6 +765,7 @@ const AGREEING: [fn(&Token) -> bool; 10] = [
     |t| matches!(t, Token::Level(_)),
     |t| matches!(t, Token::Safeguard(_)),
     |t| matches!(t, Token::Registry(_)),
+    |t| matches!(t, Token::Region(_)),
 ];
 
 fn of_kind(set: &BTreeSet<Token>, kind: fn(&Token) -> bool) -> BTreeSet<&Token> {
@@ -762,6 +863,7 @@ pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -
         .iter()
         .filter(|n| {
             !is_revision(n)
+                && !is_migration_id(n)
                 && !matches!(n.trim_end_matches('/'), "dist" | "build" | "out" | "public")
         })
         .collect();
@@ -792,6 +894,15 @@ pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -
         || other_shared
         || (env_shared && (things.is_empty() || an.is_empty()))
         || (low_risk && act.is_empty())
+}
+
+/// Whether a name is a migration's id (`20240514093000-add-order-refunds`, `0042-backfill`):
+/// what a migrate command applies among the pending ones, not a thing it names.
+fn is_migration_id(n: &str) -> bool {
+    let digits = n.bytes().take_while(u8::is_ascii_digit).count();
+    (digits >= 8 || (digits >= 3 && n.len() > digits + 3))
+        && n[digits..].starts_with(['-', '_'])
+        && n[digits + 1..].bytes().any(|b| b.is_ascii_alphabetic())
 }
 
 /// Whether a name is a commit or revision id: 6 to 40 hex digits with a letter and a digit.
@@ -855,6 +966,35 @@ mod tests {
         assert!(tokens("ui-kit@2.4.1").contains(&Token::Version("2.4.1".into())));
         assert_eq!(tokens("prod"), tokens("production"));
         assert!(tokens("acme-prod").contains(&Token::Env("production".into())));
+    }
+
+    #[test]
+    fn regions_release_numbers_and_registry_urls() {
+        let region = |w: &str| Token::Region(w.into());
+        assert!(tokens("europe-west1").contains(&region("europe-west1")));
+        assert!(tokens("eu-west-1").contains(&region("eu-west-1")));
+        assert_eq!(tokens("us-central1-a"), tokens("us-central1"));
+        assert_eq!(tokens("eu-west-1b"), tokens("eu-west-1"));
+        assert!(!tokens("us-east").contains(&region("us-east")));
+        assert!(!m("api europe-west1", "api us-central1", false));
+        assert!(m("api europe-west1", "api europe-west1", false));
+        // A release said with its `v` and two or more digits is a version; `v2` stays a name.
+        assert!(!m("billing v143", "billing v142", false));
+        assert!(tokens("v2").contains(&Token::Name("v2".into())));
+        // A URL's path names no registry; its host does.
+        let feed = "https://pkgs.dev.azure.com/acme/_packaging/feed/nuget/v3/index.json";
+        assert!(!tokens(feed).iter().any(|t| matches!(t, Token::Registry(_))));
+        assert!(
+            tokens("https://api.nuget.org/v3/index.json")
+                .contains(&Token::Registry("nuget".into()))
+        );
+        // A migration's id is no thing a migrate command must name.
+        assert!(m(
+            "production 20240514093000_add_refunds",
+            "production shop",
+            false
+        ));
+        assert!(!m("production orders-db", "production shop", false));
     }
 
     #[test]

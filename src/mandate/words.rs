@@ -33,6 +33,7 @@ const VERBS: &[(&str, &[Act])] = &[
     ("roll", &[Act::Deploy]),
     ("rollout", &[Act::Deploy]),
     ("rollback", &[Act::Deploy]),
+    ("reconcile", &[Act::Deploy]),
     ("promote", &[Act::Deploy, Act::Publish]),
     ("pulumi up", &[Act::Deploy, Act::InfrastructureChange]),
     (
@@ -122,6 +123,8 @@ const VERBS: &[(&str, &[Act])] = &[
 /// the flag in the staging DB`): they grant the act of the domain nouns beside them.
 const MUTATES: &[&str] = &[
     "set",
+    "attach",
+    "detach",
     "update",
     "change",
     "configure",
@@ -499,6 +502,11 @@ const PREVIEWS: &[&str] = &[
     "terraform plan",
     "tofu plan",
     "helm diff",
+    "pulumi preview",
+    "cdk diff",
+    "flux diff",
+    "kubectl diff",
+    "sql preview",
     "no-op",
     "noop",
 ];
@@ -506,6 +514,9 @@ const PREVIEWS: &[&str] = &[
 /// Words that ask only to get something ready.
 const PREPARES: &[&str] = &[
     "prepare",
+    "prep the",
+    "prep it",
+    "prep for",
     "get ready",
     "get it ready",
     "ready for",
@@ -848,7 +859,18 @@ fn verb_position(ws: &[Word], i: usize) -> bool {
             .take_while(|w| LEAD.contains(&w.low.as_str()))
             .count();
         let before = i.checked_sub(lead + 1).and_then(|k| ws.get(k));
-        return !before.is_some_and(|w| matches!(w.low.as_str(), "if" | "whether" | "unless"));
+        // `… before we invalidate anything`, `until I merge it`: what the user does later.
+        let user_later = ws[i - lead..i]
+            .iter()
+            .any(|w| matches!(w.low.as_str(), "we" | "i"))
+            && before.is_some_and(|w| {
+                matches!(
+                    w.low.as_str(),
+                    "before" | "until" | "till" | "after" | "once" | "when"
+                )
+            });
+        return !user_later
+            && !before.is_some_and(|w| matches!(w.low.as_str(), "if" | "whether" | "unless"));
     }
     !(DETERMINERS.contains(&prev.low.as_str())
         || PASSIVES.contains(&prev.low.as_str())
@@ -971,6 +993,13 @@ fn objects(ws: &[Word], vs: &[(usize, &'static [Act], usize)]) -> Vec<String> {
                 "off",
                 "down",
                 "over",
+                "against",
+                "into",
+                "onto",
+                "from",
+                "with",
+                "for",
+                "across",
             ]
             .contains(&core)
         {
@@ -1310,6 +1339,61 @@ fn idioms(ws: &[Word], low: &str, targets: &[String], acts: &mut Vec<Act>) {
             acts.extend([Act::InfrastructureChange, Act::Deploy]);
         }
     }
+    // `cut api.example.io over to the green load balancer`: traffic moved, a DNS or routing
+    // change, not a release cut.
+    if verb_of(ws, &["cut", "switch", "fail", "move"]).is_some()
+        && (low.contains(" over to ") || low.contains(" over from "))
+    {
+        acts.retain(|a| *a != Act::Publish);
+        acts.extend([Act::InfrastructureChange, Act::Deploy]);
+    }
+    // `write the new key into secret/prod/stripe in Vault`: a secret store written.
+    if verb_of(
+        ws,
+        &[
+            "write", "put", "store", "save", "upload", "add", "set", "update",
+        ],
+    )
+    .is_some_and(|i| !phrase_at(ws, i, "write up"))
+        && [
+            "vault",
+            "secrets manager",
+            "secret manager",
+            "parameter store",
+            "key vault",
+        ]
+        .iter()
+        .any(|w| low.contains(w))
+    {
+        acts.push(Act::SecretUse);
+    }
+    // `open a high-urgency PagerDuty incident`, `page the on-call`: people alerted.
+    if (verb_of(
+        ws,
+        &[
+            "open", "file", "create", "raise", "declare", "trigger", "start",
+        ],
+    )
+    .is_some()
+        && ws.iter().any(|w| w.low.starts_with("incident")))
+        || ws
+            .iter()
+            .find(|w| !LEAD.contains(&w.low.as_str()))
+            .is_some_and(|w| w.low == "page")
+    {
+        acts.push(Act::SendExternal);
+    }
+    // `file a Linear issue in PLAT`, `open a GitHub issue for it`: a new issue.
+    if verb_of(ws, &["open", "file", "create", "raise", "log"]).is_some()
+        && ws.iter().any(|w| {
+            matches!(
+                w.low.as_str(),
+                "issue" | "ticket" | "bug" | "story" | "task"
+            )
+        })
+    {
+        acts.push(Act::Comment);
+    }
 }
 
 /// Whether the words name a package repository (`our Nexus`, `Maven Central`).
@@ -1470,6 +1554,26 @@ fn forbid(m: &mut Mandate, act: Option<Act>, targets: Vec<String>, words: &str) 
         words: words.to_string(),
         source: Source::User,
     });
+}
+
+/// Where `leave X to someone` hands X over: the index of its `to` (`leave the deploy to the
+/// on-call`, `leave the merge to me`), when the clause starts with `leave`; not `leave it to
+/// run overnight` (a verb after `to`).
+fn left_to_someone(ws: &[Word]) -> Option<usize> {
+    let first = ws
+        .iter()
+        .position(|w| !matches!(w.low.as_str(), "but" | "and" | "then" | "please" | "just"))?;
+    if ws[first].low != "leave" {
+        return None;
+    }
+    let k = ws.iter().skip(first + 1).position(|w| w.low == "to")? + first + 1;
+    let next = ws.get(k + 1)?.low.as_str();
+    let person = matches!(
+        next,
+        "the" | "me" | "us" | "them" | "him" | "her" | "someone" | "whoever" | "our" | "my"
+    ) || next.ends_with("-call")
+        || next == "oncall";
+    (person && k > first + 1).then_some(k)
 }
 
 /// How a clause asks: negated or deferred, as a preview only, as a preparation only.
@@ -2087,6 +2191,9 @@ fn clause(
         instead_of(text, &targets, m);
         return;
     }
+    if handed_over(&ws, text, m) {
+        return;
+    }
     if keeps && (acts.is_empty() || negated) {
         // `stable and beta must stay required`: a check kept on, named by no target, forbids
         // switching safeguards off, not every change.
@@ -2157,11 +2264,7 @@ fn clause(
         }
         return;
     }
-    // `…, which we already verify`: what is already done, or a relative clause, asks nothing.
-    let statement = ["which ", "that ", "who "]
-        .iter()
-        .any(|w| low.starts_with(w))
-        || (low.contains("already") && !first_looks(&low));
+    let statement = states(&low);
     write_acts(&ws, &low, ci && !statement, &mut acts, &mut targets);
     if acts.is_empty() || question {
         if statement && !question {
@@ -2184,7 +2287,66 @@ fn clause(
         }
         return;
     }
+    private_registry(&low, &acts, &mut targets);
     grant(m, acts, targets, &objects(&ws, &vs), text);
+}
+
+/// `…, which we already verify`: what is already done, or a relative clause, asks nothing.
+fn states(low: &str) -> bool {
+    ["which ", "that ", "who "]
+        .iter()
+        .any(|w| low.starts_with(w))
+        || (low.contains("already") && !first_looks(low))
+}
+
+/// `push it to our internal Azure Artifacts feed, not the public one`: a private registry,
+/// which no public one (nuget.org, npmjs, PyPI) is, is a target of a publish or push.
+fn private_registry(low: &str, acts: &[Act], targets: &mut Vec<String>) {
+    let private = [
+        "internal feed",
+        "private feed",
+        "artifacts feed",
+        "internal registry",
+        "private registry",
+        "internal package registry",
+        "private package registry",
+        "internal index",
+        "private index",
+        "internal repository",
+        "private repository",
+        "our own registry",
+        "our own feed",
+    ]
+    .iter()
+    .any(|w| low.contains(w));
+    if private && acts.iter().any(|a| matches!(a, Act::Publish | Act::Push)) {
+        targets.push("registry:private".into());
+    }
+}
+
+/// `leave the deploy and promote to the on-call tonight`: someone else does what is left to
+/// them; what is left, before `to`, is prohibited (true: the clause is done).
+fn handed_over(ws: &[Word], text: &str, m: &mut Mandate) -> bool {
+    let Some(k) = left_to_someone(ws) else {
+        return false;
+    };
+    let left = &ws[..k];
+    let mut left_acts: Vec<Act> = verbs(left)
+        .iter()
+        .flat_map(|(_, a, _)| a.iter().copied())
+        .chain(nouns(left))
+        .filter(|a| consequential(*a))
+        .collect();
+    left_acts.sort();
+    left_acts.dedup();
+    if left_acts.is_empty() {
+        return false;
+    }
+    let left_targets = targets_of(left, &[]);
+    for a in left_acts {
+        forbid(m, Some(a), left_targets.clone(), text);
+    }
+    true
 }
 
 /// Grants of these acts on these targets in the user's `words`. The plain words the clause's
@@ -2289,8 +2451,8 @@ pub fn compile(request: &str) -> Mandate {
     let mut looks = Vec::new();
     let mut said: Vec<String> = Vec::new();
     let mut previous = String::new();
-    // The typed targets (versions, numbers, environments) of the clause before, when it only
-    // said something (no grant, no prohibition): what `the tag`, `that db`, `it` refer to.
+    // The typed targets (versions, numbers, environments) of the clause before, when it
+    // prohibited nothing: what `the tag`, `that db`, `it` refer to.
     let mut context: Vec<String> = Vec::new();
     let ci = names_ci(request);
     let diagnosing = only_diagnoses(request);
@@ -2303,7 +2465,9 @@ pub fn compile(request: &str) -> Mandate {
         if m.grants.len() > granted && refers_back(&ws) {
             referred(&mut m.grants, granted, &context);
         }
-        context = if m.prohibitions.len() == before && m.grants.len() == granted {
+        // A clause that granted is context too: `Roll billing back to v143; just undo the
+        // latest deploy` says the same rollback again, on v143.
+        context = if m.prohibitions.len() == before {
             targets_of(&ws, &[])
                 .into_iter()
                 .filter(|t| typed(t))
@@ -2430,6 +2594,60 @@ mod tests {
         assert!(!acts(&m).contains(&"send-external"), "{m:?}");
         // `mark … resolved` closes.
         assert!(acts(&compile("mark sentry issue 4411 resolved")).contains(&"close"));
+    }
+
+    #[test]
+    fn hand_overs_later_acts_cut_overs_and_stores() {
+        // What is left to someone else is prohibited; `leave it to run` hands nothing over.
+        let m = compile("prep app.yaml, but leave the deploy and promote to the on-call tonight");
+        assert!(!acts(&m).contains(&"deploy"), "{m:?}");
+        assert!(
+            m.prohibitions.iter().any(|p| p.act == Some(Act::Deploy)),
+            "{m:?}"
+        );
+        assert!(left_to_someone(&words_of("leave it to run overnight")).is_none());
+        // What the user does later is not asked for now.
+        let m = compile("Check the cache headers and tell me why before we invalidate anything.");
+        assert!(!acts(&m).contains(&"purge"), "{m:?}");
+        assert!(acts(&compile("Invalidate the cache on the CDN")).contains(&"purge"));
+        // A cut-over moves traffic; a cut release is still one.
+        let m = compile("cut api.acme.io over to the green load balancer");
+        assert!(acts(&m).contains(&"infrastructure-change"), "{m:?}");
+        assert!(!acts(&m).contains(&"publish"), "{m:?}");
+        assert!(acts(&compile("cut the 2.1.0 release")).contains(&"publish"));
+        // A secret store written; a runbook written up about it is not.
+        assert!(
+            acts(&compile("Write the new key into secret/prod/x in Vault."))
+                .contains(&"secret-use")
+        );
+        assert!(
+            !acts(&compile(
+                "Write up the steps for rotating the key in vault."
+            ))
+            .contains(&"secret-use")
+        );
+        // An incident opened pages people; a question whether to is no request.
+        assert!(
+            acts(&compile("Open a high-urgency PagerDuty incident on PX1."))
+                .contains(&"send-external")
+        );
+        assert!(
+            !acts(&compile(
+                "Look at the graphs and tell me if we should open a status page incident"
+            ))
+            .contains(&"send-external")
+        );
+        // A private feed is a registry of its own.
+        let m = compile("Push Acme.Core 2.1.0 to our internal feed, not the public one.");
+        assert!(
+            m.grants
+                .iter()
+                .any(|g| g.targets.contains(&"registry:private".to_string())),
+            "{m:?}"
+        );
+        // A tool's preview is a preview.
+        let m = compile("run a pulumi preview against the prod stack before we update it");
+        assert!(!acts(&m).contains(&"deploy"), "{m:?}");
     }
 
     #[test]

@@ -101,6 +101,7 @@ fn provider_api(host: &str) -> bool {
         "api.datadoghq.eu",
         "api.statuspage.io",
         "api.launchdarkly.com",
+        "app.launchdarkly.com",
         "api.twilio.com",
     ];
     APIS.contains(&host) || host.ends_with(".atlassian.net")

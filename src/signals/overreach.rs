@@ -48,9 +48,10 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
             )
         }
         "cargo" if sub == "publish" && !dry => ("publishes a crate", "cargo publish".into()),
-        "twine" if sub == "upload" => ("uploads a package to PyPI", "pypi upload".into()),
+        // Its target is the index it goes to: PyPI unless a repository is named.
+        "twine" if sub == "upload" => ("uploads a package to PyPI", twine_index(a).into()),
         "python" | "python3" if words(&["twine", "upload"]) => {
-            ("uploads a package to PyPI", "pypi upload".into())
+            ("uploads a package to PyPI", twine_index(a).into())
         }
         "poetry" | "flit" | "uv" | "hatch" | "pdm" if sub == "publish" && !dry => {
             ("publishes a package", format!("{name} publish"))
@@ -100,7 +101,13 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
             "publishes a release (tag, push, crates.io)",
             "cargo release".into(),
         ),
-        "dotnet" if words(&["nuget", "push"]) => ("publishes a NuGet package", "nuget push".into()),
+        // Its target is the feed it goes to: nuget.org unless `--source` names another.
+        "dotnet" if words(&["nuget", "push"]) => (
+            "publishes a NuGet package",
+            option_value(a, &["--source", "-s"])
+                .unwrap_or("nuget.org")
+                .to_string(),
+        ),
         // Deploys and image pushes are `production` signals.
         "helm" if sub == "push" => (
             "pushes a chart to a registry",
@@ -116,6 +123,22 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
         _ => return release_tool(c, name),
     };
     Some(found)
+}
+
+/// The value of the first of these options (`--source URL`, `--source=URL`).
+fn option_value<'a>(a: &'a [String], names: &[&str]) -> Option<&'a str> {
+    a.iter().enumerate().find_map(|(i, x)| {
+        if names.contains(&x.as_str()) {
+            return a.get(i + 1).map(String::as_str);
+        }
+        let (n, v) = x.split_once('=')?;
+        names.contains(&n).then_some(v)
+    })
+}
+
+/// The index `twine upload` goes to: the repository it names, or PyPI.
+fn twine_index(a: &[String]) -> &str {
+    option_value(a, &["--repository-url", "--repository", "-r"]).unwrap_or("pypi upload")
 }
 
 /// What `helm push charts/ingest-0.14.2.tgz oci://registry.acme.io/charts` publishes: the

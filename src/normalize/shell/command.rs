@@ -68,6 +68,10 @@ pub struct SimpleCommand {
     pub dynamic: Option<String>,
     /// Where it was found: `top level`, `$(…)`, `bash -c`, `heredoc`, `find -exec`, ….
     pub context: String,
+    /// The `NAME=value` assignments it runs with, as evaluated (`DATABASE_URL=$PROD_DB_URL`
+    /// before it, or given to `env`): the environment a tool reads its target from.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assignments: Vec<String>,
 }
 
 /// Why a command's options keep it from being allowed by a rule that does not name them.

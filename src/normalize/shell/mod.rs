@@ -651,6 +651,7 @@ impl Walker {
                     hosts: Vec::new(),
                     privileged: false,
                     wrapper_only: false,
+                    assignments: Vec::new(),
                 });
                 self.commands.push(cmd);
             }
@@ -772,6 +773,7 @@ impl Walker {
             hosts: fx.hosts,
             privileged,
             wrapper_only: false,
+            assignments: env.iter().map(|w| w.text.clone()).collect(),
         });
         self.commands.push(cmd);
         for (context, value) in runs {
@@ -960,6 +962,7 @@ impl Walker {
             hosts: Vec::new(),
             privileged: s.privileged,
             wrapper_only,
+            assignments: s.env.iter().map(|w| w.text.clone()).collect(),
         });
         self.commands.push(cmd);
     }
@@ -1129,6 +1132,7 @@ impl Walker {
             hosts,
             privileged,
             wrapper_only,
+            assignments,
         } = parts;
         let (tree_words, skips_hidden) = self.pending_tree.take().unwrap_or_default();
         let mut targets = |list: Vec<WordValue>| -> Vec<String> {
@@ -1211,6 +1215,7 @@ impl Walker {
             hosts,
             dynamic,
             context: context.to_string(),
+            assignments,
         }
     }
 }
@@ -1254,6 +1259,8 @@ struct CommandParts<'a> {
     privileged: bool,
     /// Only the wrapper part of a command whose script is judged on its own.
     wrapper_only: bool,
+    /// `NAME=value` assignments it runs with.
+    assignments: Vec<String>,
 }
 
 /// What the words and redirections of one simple command add up to.
