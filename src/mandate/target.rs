@@ -47,6 +47,9 @@ pub enum Token {
     /// A cloud region (`europe-west1`, `us-east-1`; a zone `us-central1-a` is its region): a
     /// deploy to one is not a deploy to another.
     Region(String),
+    /// An opaque identifier as written in capitals: a ticket key (`PAY-1419`, `SEC-412`) or a
+    /// service's id (`P8X2K1Q`, `E2QWRUHAPOMQZL`); one is not another.
+    Ident(String),
     /// Any other name: a package, branch, host, bucket, channel, namespace, file.
     Name(String),
 }
@@ -469,6 +472,12 @@ fn without_prefixes(word: &str) -> &str {
 /// The tokens of one word of a target (a word as written: `@acme/ui-kit`, `#88`, `v2.4.1`).
 pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
     let mut out = BTreeSet::new();
+    // An identifier is a name too (a branch `fix/PAY-1419` names it), and one that must agree.
+    if let Some(id) = identifier(word.trim_matches(PUNCTUATION)) {
+        out.insert(Token::Ident(id.clone()));
+        out.insert(Token::Name(id));
+        return out;
+    }
     let w = word.trim_matches(PUNCTUATION).to_ascii_lowercase();
     let w = w.strip_suffix("'s").unwrap_or(&w).to_string();
     if w.is_empty() || is_time_or_date(&w) {
@@ -593,6 +602,29 @@ pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
         }
     }
     out
+}
+
+/// An identifier written in capitals: a ticket key (`PAY-1419`: letters, a dash, two or more
+/// digits; not `PR-88`, a number, nor `UTF-8`) or an id of six to twenty capitals and digits with
+/// both (`P8X2K1Q`), lowercased.
+fn identifier(w: &str) -> Option<String> {
+    let upper_or_digit = |c: char| c.is_ascii_uppercase() || c.is_ascii_digit();
+    let key = w.split_once('-').is_some_and(|(p, n)| {
+        (2..=10).contains(&p.len())
+            && p.starts_with(|c: char| c.is_ascii_uppercase())
+            && p.chars().all(upper_or_digit)
+            && (2..=7).contains(&n.len())
+            && n.bytes().all(|b| b.is_ascii_digit())
+            && !matches!(
+                p,
+                "PR" | "MR" | "GH" | "UTF" | "SHA" | "ISO" | "RFC" | "ES" | "PEP" | "CVE" | "TLS"
+            )
+    });
+    let id = (6..=20).contains(&w.len())
+        && w.chars().all(upper_or_digit)
+        && w.chars().filter(char::is_ascii_digit).count() >= 1
+        && w.chars().filter(char::is_ascii_uppercase).count() >= 2;
+    (key || id).then(|| w.to_ascii_lowercase())
 }
 
 /// The cloud region a word names: AWS's `eu-west-1`, Google's `europe-west1` and
@@ -754,7 +786,7 @@ pub fn tokens_all<'a>(targets: impl IntoIterator<Item = &'a String>) -> BTreeSet
 /// The kinds whose tokens must agree when both sides name one, in order: environment, number,
 /// version, protected branch (or organization), repository, channel, dist-tag, access level,
 /// safeguard kind.
-const AGREEING: [fn(&Token) -> bool; 11] = [
+const AGREEING: [fn(&Token) -> bool; 12] = [
     |t| matches!(t, Token::Env(_)),
     |t| matches!(t, Token::Number(_)),
     |t| matches!(t, Token::Version(_)),
@@ -766,6 +798,7 @@ const AGREEING: [fn(&Token) -> bool; 11] = [
     |t| matches!(t, Token::Safeguard(_)),
     |t| matches!(t, Token::Registry(_)),
     |t| matches!(t, Token::Region(_)),
+    |t| matches!(t, Token::Ident(_)),
 ];
 
 fn of_kind(set: &BTreeSet<Token>, kind: fn(&Token) -> bool) -> BTreeSet<&Token> {
@@ -988,6 +1021,15 @@ mod tests {
             tokens("https://api.nuget.org/v3/index.json")
                 .contains(&Token::Registry("nuget".into()))
         );
+        // A ticket key or a service id in capitals is an identifier; another one conflicts.
+        assert!(tokens("PAY-1419").contains(&Token::Ident("pay-1419".into())));
+        assert!(tokens("P8X2K1Q").contains(&Token::Ident("p8x2k1q".into())));
+        assert!(conflicts(&tokens("close PAY-1419"), &tokens("PAY-1423")));
+        assert!(conflicts(&tokens("PQ7Z3M9 payments"), &tokens("P8X2K1Q")));
+        assert!(!conflicts(&tokens("close PAY-1419"), &tokens("pay-api")));
+        assert_eq!(tokens("PR-88"), tokens("88"));
+        assert!(!tokens("UTF-8").iter().any(|t| matches!(t, Token::Ident(_))));
+        assert!(!tokens("HTTP2").iter().any(|t| matches!(t, Token::Ident(_))));
         // A migration's id is no thing a migrate command must name.
         assert!(m(
             "production 20240514093000_add_refunds",

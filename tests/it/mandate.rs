@@ -1221,6 +1221,18 @@ async fn regions_releases_registries_and_hand_overs_bound_what_is_granted() {
             false,
         ),
         (
+            json!({"kind": "mcp", "server": "jira", "tool": "transition_issue",
+            "arguments": {"issue_key": "OPS-2204", "transition": "Done"}}),
+            "OPS-2204 is fixed, close it as Done",
+            true,
+        ),
+        (
+            json!({"kind": "mcp", "server": "jira", "tool": "transition_issue",
+            "arguments": {"issue_key": "OPS-2207", "transition": "Done"}}),
+            "Close OPS-2204 as Done",
+            false,
+        ),
+        (
             json!({"kind": "mcp", "server": "gitlab", "tool": "update_issue",
             "arguments": {"project_id": "acme/app", "issue_iid": 812, "state_event": "close"}}),
             "Fixed in 3.2.0, close GitLab issue 812.",
