@@ -186,7 +186,18 @@ fn same_family(a: Act, b: Act) -> bool {
 fn covers(g: &Grant, it: &Item) -> bool {
     let low_risk = it.low_risk
         && (!g.targets.is_empty() || matches!(it.act, Act::Push | Act::Install | Act::CiChange));
-    let gt = target::tokens_all(&g.targets);
+    let mut gt = target::tokens_all(&g.targets);
+    // What a data-destroying grant's verb acts on (`purge sessions …`) is a thing the act must
+    // be on, not only a word that widens the grant: `DELETE FROM api_tokens` is not covered.
+    if matches!(g.act, Act::DatabaseWrite | Act::Purge | Act::Delete) {
+        gt = gt
+            .into_iter()
+            .map(|t| match t {
+                Token::Object(o) => Token::Name(o),
+                other => other,
+            })
+            .collect();
+    }
     // A CI change that raises nothing above medium: the pipeline the request asks to change
     // (its other signals are matched on their own), unless the grant names another
     // environment, number or version.

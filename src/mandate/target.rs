@@ -892,18 +892,21 @@ pub fn matches(grant: &BTreeSet<Token>, act: &BTreeSet<Token>, low_risk: bool) -
     let (gn, an) = (strings(grant, name), strings(act, name));
     // A revision the user quoted (`DBA approved rev 4f2a91`) or a build's output directory
     // (`the build is in dist/`) names no thing the act is on.
+    let objects = strings(grant, |t| match t {
+        Token::Object(n) => Some(n.clone()),
+        _ => None,
+    });
+    // A ticket key (`SUP-2290: switch org 4471 …`) names the request, not a thing the act is
+    // on.
     let things: Vec<&String> = gn
         .iter()
         .filter(|n| {
             !is_revision(n)
                 && !is_migration_id(n)
+                && !grant.contains(&Token::Ident((*n).clone()))
                 && !matches!(n.trim_end_matches('/'), "dist" | "build" | "out" | "public")
         })
         .collect();
-    let objects = strings(grant, |t| match t {
-        Token::Object(n) => Some(n.clone()),
-        _ => None,
-    });
     // A granted name covers the act's when equal, or when the user said less of it
     // (`marketing` for `marketing-site`), never more (`kafka-dana` does not cover `kafka`).
     let name_shared = gn.iter().chain(&objects).any(|g| {

@@ -1227,6 +1227,22 @@ async fn regions_releases_registries_and_hand_overs_bound_what_is_granted() {
             true,
         ),
         (
+            shell(
+                "psql \"$STAGING_DATABASE_URL\" -c \"UPDATE accounts SET plan = 'pro' WHERE org_id = 912;\"",
+                "/work/admin",
+            ),
+            "CS-771: move org 912 to the pro plan in the staging DB.",
+            true,
+        ),
+        (
+            shell(
+                "psql \"$PROD_DATABASE_URL\" -c \"UPDATE accounts SET plan = 'pro' WHERE org_id = 912;\"",
+                "/work/admin",
+            ),
+            "CS-771: move org 912 to the pro plan in the staging DB.",
+            false,
+        ),
+        (
             json!({"kind": "mcp", "server": "jira", "tool": "transition_issue",
             "arguments": {"issue_key": "OPS-2207", "transition": "Done"}}),
             "Close OPS-2204 as Done",
