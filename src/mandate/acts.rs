@@ -248,14 +248,18 @@ fn triggers_build(path: &str) -> bool {
         || path.ends_with("/dispatches")
 }
 
+/// A URL's host (`https://api.heroku.com/apps/x` → `api.heroku.com`; empty without a scheme).
+fn url_host(url: &str) -> &str {
+    url.split("://")
+        .nth(1)
+        .and_then(|r| r.split(['/', '?', ':']).next())
+        .unwrap_or("")
+}
+
 /// Whether a URL is a feature-flag service's API (LaunchDarkly, Flagsmith, Split, ConfigCat,
 /// Statsig).
 fn feature_flag_api(url: &str) -> bool {
-    let host = url
-        .split("://")
-        .nth(1)
-        .and_then(|r| r.split(['/', '?', ':']).next())
-        .unwrap_or("");
+    let host = url_host(url);
     [
         "app.launchdarkly.com",
         "api.launchdarkly.com",
@@ -271,11 +275,7 @@ fn feature_flag_api(url: &str) -> bool {
 
 /// Whether a URL is a hosting or infrastructure platform's management API.
 fn infrastructure_api(url: &str) -> bool {
-    let host = url
-        .split("://")
-        .nth(1)
-        .and_then(|r| r.split(['/', '?', ':']).next())
-        .unwrap_or("");
+    let host = url_host(url);
     [
         "api.heroku.com",
         "api.cloudflare.com",
