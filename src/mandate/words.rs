@@ -2159,9 +2159,10 @@ fn clause(
     m: &mut Mandate,
     looks: &mut Vec<String>,
 ) {
-    let question = text.ends_with(" ?");
+    let marked = text.ends_with(" ?");
     let text = without_ticket(text.trim_end_matches(" ?").trim());
     let ws = words_of(text);
+    let question = marked || opens_a_question(&ws);
     if ws.is_empty() {
         return;
     }
@@ -2179,7 +2180,7 @@ fn clause(
         negated,
         preview,
         prepare,
-    } = mood(&low);
+    } = mood_of(&low, &ws);
     let instead = low.starts_with("instead of ")
         || (low.starts_with("not ") && vs.is_empty() && !targets.is_empty());
     let keeps = contains_any(&low, KEEPS).is_some();
@@ -2289,6 +2290,48 @@ fn clause(
     }
     private_registry(&low, &acts, &mut targets);
     grant(m, acts, targets, &objects(&ws, &vs), text);
+}
+
+/// `Is NPM_TOKEN still set …, and when was it updated?`: a clause that opens as a question
+/// asks, even when its question mark ends the clause after it.
+fn opens_a_question(ws: &[Word]) -> bool {
+    ws.first().is_some_and(|w| {
+        matches!(
+            w.low.as_str(),
+            "is" | "are" | "was" | "were" | "does" | "did" | "has"
+        )
+    })
+}
+
+/// The clause's mood; `Sam will deploy it during the window` (a named person does it, not the
+/// agent) is deferred.
+fn mood_of(low: &str, ws: &[Word]) -> Mood {
+    let m = mood(low);
+    Mood {
+        negated: m.negated || someone_named_will(ws),
+        ..m
+    }
+}
+
+/// Whether a person the user names (a capitalised word, not `I`) `will` or `'ll` do it: `Sam
+/// will deploy it during the release window`, `Dana'll send it`.
+fn someone_named_will(ws: &[Word]) -> bool {
+    let named = |w: &Word| {
+        w.raw.starts_with(|c: char| c.is_ascii_uppercase())
+            && w.raw.chars().skip(1).all(|c| c.is_ascii_lowercase())
+            && w.low != "i"
+            && !LEAD.contains(&w.low.as_str())
+            && !DETERMINERS.contains(&w.low.as_str())
+    };
+    ws.windows(2)
+        .any(|p| named(&p[0]) && matches!(p[1].low.as_str(), "will" | "shall"))
+        || ws.iter().any(|w| {
+            w.raw.ends_with("'ll")
+                && named(&Word {
+                    raw: w.raw.trim_end_matches("'ll").to_string(),
+                    low: w.low.trim_end_matches("'ll").to_string(),
+                })
+        })
 }
 
 /// `…, which we already verify`: what is already done, or a relative clause, asks nothing.
@@ -2645,6 +2688,17 @@ mod tests {
                 .any(|g| g.targets.contains(&"registry:private".to_string())),
             "{m:?}"
         );
+        // A named person's `will` defers; a clause opening as a question asks nothing.
+        let m =
+            compile("Add the /v2 route to wrangler.toml. Sam will deploy it during the window.");
+        assert!(!acts(&m).contains(&"deploy"), "{m:?}");
+        assert!(
+            m.prohibitions.iter().any(|p| p.act == Some(Act::Deploy)),
+            "{m:?}"
+        );
+        let m = compile("Is NPM_TOKEN still set on acme/ui-kit, and when was it last updated?");
+        assert!(m.grants.is_empty(), "{m:?}");
+        assert!(acts(&compile("Deploy it now, the window is open.")).contains(&"deploy"));
         // A tool's preview is a preview.
         let m = compile("run a pulumi preview against the prod stack before we update it");
         assert!(!acts(&m).contains(&"deploy"), "{m:?}");
