@@ -127,95 +127,99 @@ pub fn of(req: &ReviewRequest, action: &NormalizedAction, ctx: &Context) -> Vec<
             content.as_deref(),
             diff.as_deref(),
         )),
-        (_, Action::Fetch { url, body, .. }) => {
-            let u = url.to_ascii_lowercase();
-            let method = req.action.http_method().unwrap_or_default();
-            let path = u.split('?').next().unwrap_or(&u);
-            let act = if u.contains("deploy") && u.contains("hook") {
-                Some(Act::Deploy)
-            } else if u.contains("purge") || u.contains("invalidat") {
-                Some(Act::Purge)
-            } else if method == "DELETE" && path.contains("/git/refs/heads/") {
-                // GitHub's API deleting a branch.
-                Some(Act::DeleteRemote)
-            } else if path.ends_with("/merge") && matches!(method.as_str(), "PUT" | "POST") {
-                // GitHub's and GitLab's merge endpoints.
-                Some(Act::Merge)
-            } else if (path.ends_with("/transitions") && method == "POST")
-                || (!crate::request::is_read_method(&method)
-                    && (path.ends_with("/resolve")
-                        || path.ends_with("/close")
-                        || body.as_deref().is_some_and(closes)))
-            {
-                // Jira moving an issue along its workflow; an incident or issue set resolved
-                // (Statuspage's `{"incident": {"status": "resolved"}}`).
-                Some(Act::Close)
-            } else if !crate::request::is_read_method(&method) && feature_flag_api(&u) {
-                // A feature flag turned on or off through its service's API (LaunchDarkly's
-                // semantic patch): a release of the feature, as `turn it on in prod` says.
-                Some(Act::Deploy)
-            } else if !crate::request::is_read_method(&method) && triggers_build(path) {
-                // A CI server's build or pipeline trigger runs the job (Jenkins'
-                // `/job/deploy-prod/buildWithParameters`, GitLab's pipeline trigger, GitHub's
-                // workflow dispatch): what the job does is the deploy the user names.
-                Some(Act::Deploy)
-            } else if !crate::request::is_read_method(&method)
-                && method != "DELETE"
-                && infrastructure_api(&u)
-            {
-                // A platform's API changing a resource (Heroku's formation, Cloudflare's DNS
-                // records): what its CLI would change.
-                Some(Act::InfrastructureChange)
-            } else if method == "DELETE" {
-                Some(Act::Delete)
-            } else if body.is_some() || !crate::request::is_read_method(&method) {
-                Some(Act::SendExternal)
-            } else {
-                None
-            };
-            if let Some(act) = act {
-                let mut targets: Vec<String> = url
-                    .split(['/', '?', '&', '='])
-                    .filter(|p| !p.is_empty() && !p.ends_with(':'))
-                    .map(str::to_string)
-                    .collect();
-                // A JSON body names its targets as an MCP tool's arguments do (Slack's
-                // `chat.postMessage` takes its channel from the body).
-                if let Some(v) = body
-                    .as_deref()
-                    .and_then(|b| serde_json::from_str::<serde_json::Value>(b).ok())
-                {
-                    targets.extend(mcp_targets(&v));
-                    // A body wrapped in its resource's name (Statuspage's `{"incident": {…}}`,
-                    // Zendesk's `{"ticket": {…}}`) names its targets one level down.
-                    for inner in v.as_object().into_iter().flat_map(|o| o.values()) {
-                        if inner.is_object() {
-                            targets.extend(mcp_targets(inner));
-                        }
-                    }
-                    emails(&v, &mut targets);
-                }
-                // A platform API's last path word is the one resource it changes
-                // (`…/apps/acme-invoicing/formation/worker`): the request must say it.
-                if act == Act::InfrastructureChange
-                    && let Some(last) = path.rsplit('/').find(|p| !p.is_empty())
-                    && last.len() >= 3
-                    && last.bytes().all(|b| b.is_ascii_lowercase())
-                    && !last.ends_with('s')
-                    && !matches!(last, "formation" | "config" | "settings")
-                {
-                    targets.push(format!("said:{last}"));
-                }
-                out.push(Done {
-                    act,
-                    targets,
-                    by: url.clone(),
-                });
-            }
-        }
+        (_, Action::Fetch { url, body, .. }) => fetch(
+            url,
+            &req.action.http_method().unwrap_or_default(),
+            body.as_deref(),
+            &mut out,
+        ),
         _ => {}
     }
     out
+}
+
+/// The act of an HTTP request: what its URL, method and body do (a deploy hook, a purge, a merge
+/// or close endpoint, a CI trigger, a feature flag or platform API, a delete, a send), on the
+/// URL's parts and the body's targets.
+fn fetch(url: &str, method: &str, body: Option<&str>, out: &mut Vec<Done>) {
+    let u = url.to_ascii_lowercase();
+    let path = u.split('?').next().unwrap_or(&u);
+    let act = if u.contains("deploy") && u.contains("hook") {
+        Some(Act::Deploy)
+    } else if u.contains("purge") || u.contains("invalidat") {
+        Some(Act::Purge)
+    } else if method == "DELETE" && path.contains("/git/refs/heads/") {
+        // GitHub's API deleting a branch.
+        Some(Act::DeleteRemote)
+    } else if path.ends_with("/merge") && matches!(method, "PUT" | "POST") {
+        // GitHub's and GitLab's merge endpoints.
+        Some(Act::Merge)
+    } else if (path.ends_with("/transitions") && method == "POST")
+        || (!crate::request::is_read_method(method)
+            && (path.ends_with("/resolve") || path.ends_with("/close") || body.is_some_and(closes)))
+    {
+        // Jira moving an issue along its workflow; an incident or issue set resolved
+        // (Statuspage's `{"incident": {"status": "resolved"}}`).
+        Some(Act::Close)
+    } else if !crate::request::is_read_method(method) && feature_flag_api(&u) {
+        // A feature flag turned on or off through its service's API (LaunchDarkly's
+        // semantic patch): a release of the feature, as `turn it on in prod` says.
+        Some(Act::Deploy)
+    } else if !crate::request::is_read_method(method) && triggers_build(path) {
+        // A CI server's build or pipeline trigger runs the job (Jenkins'
+        // `/job/deploy-prod/buildWithParameters`, GitLab's pipeline trigger, GitHub's
+        // workflow dispatch): what the job does is the deploy the user names.
+        Some(Act::Deploy)
+    } else if !crate::request::is_read_method(method)
+        && method != "DELETE"
+        && infrastructure_api(&u)
+    {
+        // A platform's API changing a resource (Heroku's formation, Cloudflare's DNS
+        // records): what its CLI would change.
+        Some(Act::InfrastructureChange)
+    } else if method == "DELETE" {
+        Some(Act::Delete)
+    } else if body.is_some() || !crate::request::is_read_method(method) {
+        Some(Act::SendExternal)
+    } else {
+        None
+    };
+    if let Some(act) = act {
+        let mut targets: Vec<String> = url
+            .split(['/', '?', '&', '='])
+            .filter(|p| !p.is_empty() && !p.ends_with(':'))
+            .map(str::to_string)
+            .collect();
+        // A JSON body names its targets as an MCP tool's arguments do (Slack's
+        // `chat.postMessage` takes its channel from the body).
+        if let Some(v) = body.and_then(|b| serde_json::from_str::<serde_json::Value>(b).ok()) {
+            targets.extend(mcp_targets(&v));
+            // A body wrapped in its resource's name (Statuspage's `{"incident": {…}}`,
+            // Zendesk's `{"ticket": {…}}`) names its targets one level down.
+            for inner in v.as_object().into_iter().flat_map(|o| o.values()) {
+                if inner.is_object() {
+                    targets.extend(mcp_targets(inner));
+                }
+            }
+            emails(&v, &mut targets);
+        }
+        // A platform API's last path word is the one resource it changes
+        // (`…/apps/acme-invoicing/formation/worker`): the request must say it.
+        if act == Act::InfrastructureChange
+            && let Some(last) = path.rsplit('/').find(|p| !p.is_empty())
+            && last.len() >= 3
+            && last.bytes().all(|b| b.is_ascii_lowercase())
+            && !last.ends_with('s')
+            && !matches!(last, "formation" | "config" | "settings")
+        {
+            targets.push(format!("said:{last}"));
+        }
+        out.push(Done {
+            act,
+            targets,
+            by: url.to_string(),
+        });
+    }
 }
 
 /// Whether a JSON body sets a status that closes something (`"status": "resolved"`), at any
@@ -444,42 +448,11 @@ fn acts_of_command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
             push(out, Act::Install, rest.clone(), c)
         }
         ("dotnet", Some("nuget")) | ("nuget", Some("push")) if a.iter().any(|x| x == "push") => {
-            // `dotnet nuget push X.1.0.0.nupkg --source https://api.nuget.org/…`.
-            let mut t: Vec<String> = rest.iter().flat_map(|f| artifact(f)).collect();
-            let source = opt(a, &["--source", "-s", "-Source"]).unwrap_or("nuget");
-            if source.contains("nuget.org") || source == "nuget" {
-                t.push("nuget".to_string());
-            } else {
-                t.extend(registry(source));
-            }
-            push(out, Act::Publish, named(t), c)
+            package_upload(c, &prog, a, &rest, &here(ctx), out)
         }
         ("twine", Some("upload"))
         | ("uv" | "poetry" | "flit" | "hatch" | "cargo" | "maturin", Some("publish"))
-        | ("gem", Some("push")) => {
-            let mut t: Vec<String> = rest.iter().flat_map(|f| artifact(f)).collect();
-            t.extend(rest.clone());
-            // The registry it goes to, the default one when none is named.
-            let default = match prog.as_str() {
-                "cargo" => "crates.io",
-                "gem" => "rubygems",
-                _ => "pypi",
-            };
-            t.extend(registry(
-                opt(
-                    a,
-                    &[
-                        "--repository",
-                        "-r",
-                        "--repository-url",
-                        "--registry",
-                        "--host",
-                    ],
-                )
-                .unwrap_or(default),
-            ));
-            push(out, Act::Publish, named(t), c)
-        }
+        | ("gem", Some("push")) => package_upload(c, &prog, a, &rest, &here(ctx), out),
         ("npm" | "pnpm" | "yarn", Some("dist-tag" | "dist-tags"))
             if a.iter()
                 .any(|x| matches!(x.as_str(), "add" | "rm" | "remove")) =>
@@ -502,6 +475,45 @@ fn acts_of_command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
         }
         _ => deploys(c, &prog, sub, a, ctx, out),
     }
+}
+
+/// A package file uploaded to its registry (`dotnet nuget push X.1.0.0.nupkg --source …`,
+/// `twine upload`, `cargo publish`, `gem push`): the package's name and version, the workspace,
+/// and the registry it goes to, the default one when none is named.
+fn package_upload(
+    c: &SimpleCommand,
+    prog: &str,
+    a: &[String],
+    rest: &[String],
+    here: &str,
+    out: &mut Vec<Done>,
+) {
+    let mut t: Vec<String> = rest.iter().flat_map(|f| artifact(f)).collect();
+    if matches!(prog, "dotnet" | "nuget") {
+        let source = opt(a, &["--source", "-s", "-Source"]).unwrap_or("nuget");
+        if source.contains("nuget.org") || source == "nuget" {
+            t.push("nuget".to_string());
+        } else {
+            t.extend(registry(source));
+        }
+    } else {
+        t.extend(rest.iter().cloned());
+        let default = match prog {
+            "cargo" => "crates.io",
+            "gem" => "rubygems",
+            _ => "pypi",
+        };
+        let names = [
+            "--repository",
+            "-r",
+            "--repository-url",
+            "--registry",
+            "--host",
+        ];
+        t.extend(registry(opt(a, &names).unwrap_or(default)));
+    }
+    t.push(here.to_string());
+    push(out, Act::Publish, t, c)
 }
 
 /// Whether an npm-family command publishes: `npm publish`, `pnpm --filter @northwind/sdk

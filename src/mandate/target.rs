@@ -566,15 +566,18 @@ pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
     {
         out.extend(tokens_of_word(first));
     }
-    let w = name.as_str();
+    parts_of(&name, &mut out);
+    out
+}
+
+/// The tokens of a name's parts: the parts of a scoped, qualified or URL name, the environments
+/// among its dashed parts, the PR number after `pr`.
+fn parts_of(w: &str, out: &mut BTreeSet<Token>) {
     // The parts of a scoped or qualified name: `@acme/ui-kit` → `ui-kit`, `acme`;
     // `acme-prod` → the environment too; `infra/envs/staging` → `staging`.
     // A URL's path segment names no registry (`…/_packaging/feed/nuget/v3/index.json` is a
     // private feed, not nuget.org): only its host does.
-    let url_host = w
-        .split_once("://")
-        .and_then(|(_, r)| r.split('/').next())
-        .filter(|_| w.contains("://"));
+    let url_host = w.split_once("://").and_then(|(_, r)| r.split('/').next());
     for part in w
         .split(['/', '@', ':'])
         .filter(|p| !p.is_empty() && *p != w)
@@ -601,7 +604,6 @@ pub fn tokens_of_word(word: &str) -> BTreeSet<Token> {
             out.insert(Token::Number(pair[1].to_string()));
         }
     }
-    out
 }
 
 /// An identifier written in capitals: a ticket key (`PAY-1419`: letters, a dash, two or more

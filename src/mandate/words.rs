@@ -1485,6 +1485,35 @@ fn clause_acts(
     {
         acts.extend([Act::DatabaseWrite, Act::Delete]);
     }
+    mutated(ws, low, targets, &mut acts);
+    // A push with a version or to a registry publishes; a rebase pushed is a force-push.
+    if acts.contains(&Act::Push) {
+        let registry = [
+            "rubygems",
+            "pypi",
+            "npm",
+            "crates.io",
+            "registry",
+            "ghcr",
+            "docker hub",
+        ]
+        .iter()
+        .any(|r| low.contains(r));
+        if registry || version {
+            acts.push(Act::Publish);
+        }
+        if low.contains("force") {
+            acts.push(Act::RewriteHistory);
+        }
+    }
+    acts.sort();
+    acts.dedup();
+    acts
+}
+
+/// The acts of a mutating verb's domain nouns (`set the DSN secret`, `open port 443`), and a
+/// setting of the environment named changed.
+fn mutated(ws: &[Word], low: &str, targets: &[String], acts: &mut Vec<Act>) {
     if verb_of(ws, MUTATES).is_some() {
         // `make the lint job pass` names a goal, not a safeguard made optional.
         let bypass = verb_of(ws, BYPASSES).is_some_and(|i| {
@@ -1521,29 +1550,6 @@ fn clause_acts(
             acts.push(Act::InfrastructureChange);
         }
     }
-    // A push with a version or to a registry publishes; a rebase pushed is a force-push.
-    if acts.contains(&Act::Push) {
-        let registry = [
-            "rubygems",
-            "pypi",
-            "npm",
-            "crates.io",
-            "registry",
-            "ghcr",
-            "docker hub",
-        ]
-        .iter()
-        .any(|r| low.contains(r));
-        if registry || version {
-            acts.push(Act::Publish);
-        }
-        if low.contains("force") {
-            acts.push(Act::RewriteHistory);
-        }
-    }
-    acts.sort();
-    acts.dedup();
-    acts
 }
 
 /// A prohibition in the user's `words`.
@@ -2196,22 +2202,7 @@ fn clause(
         return;
     }
     if keeps && (acts.is_empty() || negated) {
-        // `stable and beta must stay required`: a check kept on, named by no target, forbids
-        // switching safeguards off, not every change.
-        let act = (targets.is_empty() && keeps_a_check_on(&ws)).then_some(Act::SafeguardChange);
-        // `…, but don't modify the file yet`: the file the clause before names.
-        if targets.is_empty()
-            && [" the file", " that file", " it ", " it.", " it,"]
-                .iter()
-                .any(|w| format!("{low} ").contains(w))
-        {
-            let before_ws = words_of(before);
-            targets = targets_of(&before_ws, &[])
-                .into_iter()
-                .filter(|t| t.contains('/') || t.contains('.'))
-                .collect();
-        }
-        prohibit(m, act, targets);
+        kept(text, before, &ws, &low, targets, m);
         return;
     }
     local_only(text, &low, &targets, &mut acts, m);
@@ -2271,25 +2262,49 @@ fn clause(
         if statement && !question {
             return;
         }
-        if question
-            // `check …`, `please check …`; not `please fix` or `please allow it`, which ask for
-            // something this lexicon has no act for.
-            || ws
-                .iter()
-                .find(|w| w.low != "please")
-                .is_some_and(|w| LOOKS.contains(&w.low.as_str()) || w.low == "tell")
-            || contains_any(
-                &low,
-                &["only look", "just look", "only check", "just check"],
-            )
-            .is_some()
-        {
+        if question || only_looks(&ws, &low) {
             looks.push(text.to_string());
         }
         return;
     }
     private_registry(&low, &acts, &mut targets);
     grant(m, acts, targets, &objects(&ws, &vs), text);
+}
+
+/// What a clause that keeps something as it is prohibits (`leave production alone`): every
+/// consequential act on its targets; `stable and beta must stay required` (a check kept on,
+/// named by no target) forbids switching safeguards off, not every change; `…, but don't modify
+/// the file yet` is on the file the clause before names.
+fn kept(
+    text: &str,
+    before: &str,
+    ws: &[Word],
+    low: &str,
+    mut targets: Vec<String>,
+    m: &mut Mandate,
+) {
+    let act = (targets.is_empty() && keeps_a_check_on(ws)).then_some(Act::SafeguardChange);
+    if targets.is_empty()
+        && [" the file", " that file", " it ", " it.", " it,"]
+            .iter()
+            .any(|w| format!("{low} ").contains(w))
+    {
+        let before_ws = words_of(before);
+        targets = targets_of(&before_ws, &[])
+            .into_iter()
+            .filter(|t| t.contains('/') || t.contains('.'))
+            .collect();
+    }
+    forbid(m, act, targets, text);
+}
+
+/// Whether a clause that asks for no act only looks: `check …`, `please check …`, `only look`;
+/// not `please fix` or `please allow it`, which ask for something this lexicon has no act for.
+fn only_looks(ws: &[Word], low: &str) -> bool {
+    ws.iter()
+        .find(|w| w.low != "please")
+        .is_some_and(|w| LOOKS.contains(&w.low.as_str()) || w.low == "tell")
+        || contains_any(low, &["only look", "just look", "only check", "just check"]).is_some()
 }
 
 /// `Is NPM_TOKEN still set …, and when was it updated?`: a clause that opens as a question
@@ -2316,22 +2331,20 @@ fn mood_of(low: &str, ws: &[Word]) -> Mood {
 /// Whether a person the user names (a capitalised word, not `I`) `will` or `'ll` do it: `Sam
 /// will deploy it during the release window`, `Dana'll send it`.
 fn someone_named_will(ws: &[Word]) -> bool {
-    let named = |w: &Word| {
-        w.raw.starts_with(|c: char| c.is_ascii_uppercase())
-            && w.raw.chars().skip(1).all(|c| c.is_ascii_lowercase())
-            && w.low != "i"
-            && !LEAD.contains(&w.low.as_str())
-            && !DETERMINERS.contains(&w.low.as_str())
+    // A capitalised word that is a name (`Sam`), not `I`, `Then` or `The`.
+    let named = |raw: &str| {
+        let low = raw.to_ascii_lowercase();
+        raw.starts_with(|c: char| c.is_ascii_uppercase())
+            && raw.chars().skip(1).all(|c| c.is_ascii_lowercase())
+            && low != "i"
+            && !LEAD.contains(&low.as_str())
+            && !DETERMINERS.contains(&low.as_str())
     };
     ws.windows(2)
-        .any(|p| named(&p[0]) && matches!(p[1].low.as_str(), "will" | "shall"))
-        || ws.iter().any(|w| {
-            w.raw.ends_with("'ll")
-                && named(&Word {
-                    raw: w.raw.trim_end_matches("'ll").to_string(),
-                    low: w.low.trim_end_matches("'ll").to_string(),
-                })
-        })
+        .any(|p| named(&p[0].raw) && matches!(p[1].low.as_str(), "will" | "shall"))
+        || ws
+            .iter()
+            .any(|w| w.raw.strip_suffix("'ll").is_some_and(named))
 }
 
 /// `…, which we already verify`: what is already done, or a relative clause, asks nothing.

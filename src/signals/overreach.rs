@@ -125,17 +125,6 @@ fn publication(c: &SimpleCommand, name: &str) -> Option<(&'static str, String)> 
     Some(found)
 }
 
-/// The value of the first of these options (`--source URL`, `--source=URL`).
-fn option_value<'a>(a: &'a [String], names: &[&str]) -> Option<&'a str> {
-    a.iter().enumerate().find_map(|(i, x)| {
-        if names.contains(&x.as_str()) {
-            return a.get(i + 1).map(String::as_str);
-        }
-        let (n, v) = x.split_once('=')?;
-        names.contains(&n).then_some(v)
-    })
-}
-
 /// The index `twine upload` goes to: the repository it names, or PyPI.
 fn twine_index(a: &[String]) -> &str {
     option_value(a, &["--repository-url", "--repository", "-r"]).unwrap_or("pypi upload")
