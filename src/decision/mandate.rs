@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 use crate::mandate::acts::Done;
 use crate::mandate::target::{self, Token};
 use crate::mandate::words::consequential;
-use crate::mandate::{Act, Grant, Mandate, Prohibition};
+use crate::mandate::{Act, Grant, Mandate, Prohibition, Source};
 use crate::verdict::{Category, Severity, Signal};
 
 /// What the mandate says of an action.
@@ -242,12 +242,44 @@ fn covers(g: &Grant, it: &Item) -> bool {
         return false;
     }
     same_family(g.act, it.act)
+        && options_said(g, it)
         && (low_risk || !g.targets.is_empty())
         && (target::matches(&gt, &it.tokens, low_risk)
             || it
                 .core
                 .as_ref()
                 .is_some_and(|c| !c.is_empty() && target::matches(&gt, c, low_risk)))
+}
+
+/// Whether the options a grant's words name (`run flyctl deploy with --build-only`) are on the
+/// command that does the act: the user asked for that run, not another. An option said after
+/// `without`, `no` or `not` is one the command must not have, and is not required.
+fn options_said(g: &Grant, it: &Item) -> bool {
+    let ws: Vec<&str> = g.words.split_whitespace().collect();
+    let argv: Vec<&str> = it
+        .by
+        .split_whitespace()
+        .map(|x| x.trim_matches('`'))
+        .collect();
+    ws.iter().enumerate().all(|(i, w)| {
+        let o = w.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ',' | ';' | ')' | '('));
+        let o = o.trim_end_matches('.');
+        let option = o.len() > 3
+            && o.starts_with("--")
+            && o[2..]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        let negated = i > 0
+            && matches!(
+                ws[i - 1].to_ascii_lowercase().as_str(),
+                "without" | "no" | "not"
+            );
+        !option
+            || negated
+            || argv
+                .iter()
+                .any(|x| *x == o || x.starts_with(&format!("{o}=")))
+    })
 }
 
 /// The tokens a write's signal adds to its target's: the kind of safeguard it weakens (a
@@ -429,6 +461,30 @@ fn says_write(words: &str) -> bool {
     .any(|w| low.contains(w))
 }
 
+/// Whether a prohibition's words negate or defer (`don't add anything under …`, `… until the
+/// audit`): a prohibition only prepared (`write a draft tweet and save it in docs/announce.md`
+/// forbids the post, not the file the clause asks for).
+fn negates(words: &str) -> bool {
+    let low = format!(" {} ", words.to_ascii_lowercase().replace(['’', '‘'], "'"));
+    [
+        " don't ",
+        " do not ",
+        " never ",
+        " not ",
+        " no ",
+        " until ",
+        " without ",
+        " nothing ",
+        " won't ",
+        " mustn't ",
+        " must not ",
+        " before ",
+        " yet ",
+    ]
+    .iter()
+    .any(|w| low.contains(w))
+}
+
 /// Whether a prohibition's target names a written file: its path, a path's tail
 /// (`config/flags/production.yaml`, `VERSION`) or a directory of two or more segments it lies
 /// under (`.github/workflows`), compared case-insensitively.
@@ -470,6 +526,54 @@ fn names_files_of(words: &str, path: &str) -> bool {
     })
 }
 
+/// Whether a request that only asks to look (`paste a diff here of what raising the HPA in
+/// k8s/prod/checkout-hpa.yaml would look like`, `draft a proposal here for how
+/// .github/CODEOWNERS should change`) names the file written: the user asked to see the
+/// change, not to make it. The read-only prohibition names no target; its words name the file.
+fn only_looks_at(m: &Mandate, p: &Prohibition, path: &str) -> bool {
+    p.act.is_none()
+        && p.targets.is_empty()
+        && p.source == Source::User
+        && !m.grants.iter().any(|g| g.source == Source::User)
+        && p.words
+            .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
+            .map(|w| {
+                w.trim_end_matches(['.', ':', ')', '?'])
+                    .trim_start_matches('(')
+            })
+            .any(|w| (w.contains('/') || w.contains('.')) && names_file(w, path))
+}
+
+/// Whether a grant names a file of the same name as the one written, in another directory
+/// (`bump the base image in export/Dockerfile` against a write to `ingest/Dockerfile`), and
+/// no grant names the file written: the user asked for that file's change, not this one's.
+/// `copy …`, `each`, `every` and `all` ask for the same file in several places.
+fn another_file(m: &Mandate, g: &Grant, path: &str) -> bool {
+    let Some(base) = path.rsplit('/').next().filter(|b| !b.is_empty()) else {
+        return false;
+    };
+    let low = format!(" {} ", g.words.to_ascii_lowercase());
+    let several = [" copy ", " each ", " every ", " all ", " both "]
+        .iter()
+        .any(|w| low.contains(w));
+    let names_it = m
+        .grants
+        .iter()
+        .flat_map(|g| &g.targets)
+        .any(|t| names_file(t, path));
+    !several
+        && !names_it
+        && g.source == Source::User
+        && g.targets.iter().any(|t| {
+            let t = t.trim_end_matches(['.', ',']);
+            t.contains('/')
+                && !t.contains("://")
+                && t.rsplit('/')
+                    .next()
+                    .is_some_and(|last| last.eq_ignore_ascii_case(base))
+        })
+}
+
 /// The ruling of the mandate on an action: what it does (`dones`), the signals it raises,
 /// whether every command that does no act is one a rule allows on its own (`understood`), the
 /// file a write or read acts on (`subject`: a target of its signals), and the file a write
@@ -489,7 +593,8 @@ pub fn authorize(
         && let Some(p) = m.prohibitions.iter().find(|p| {
             // `leave VERSION alone` names no act; `don't add anything under
             // .github/workflows` an addition (`add`) or a pipeline change.
-            (matches!(p.act, None | Some(Act::Install | Act::CiChange)) || says_write(&p.words))
+            (matches!(p.act, None | Some(Act::Install | Act::CiChange))
+                || (says_write(&p.words) && negates(&p.words)))
                 && (p.targets.iter().any(|t| names_file(t, path)) || names_files_of(&p.words, path))
         })
     {
@@ -498,6 +603,22 @@ pub fn authorize(
             act: Act::Edit,
             by: format!("the write to {path}"),
         };
+    }
+    if let Some(path) = written {
+        if let Some(p) = m.prohibitions.iter().find(|p| only_looks_at(m, p, path)) {
+            return Ruling::Prohibited {
+                prohibition: p.clone(),
+                act: Act::Edit,
+                by: format!("the write to {path}"),
+            };
+        }
+        if let Some(g) = m.grants.iter().find(|g| another_file(m, g, path)) {
+            return Ruling::Elsewhere {
+                grant: g.clone(),
+                act: Act::Edit,
+                by: format!("the write to {path}"),
+            };
+        }
     }
     let (items, of_signal) = items(dones, signals, subject);
     // `leave the other tests alone`: the act asked for elsewhere in the request is not what

@@ -154,6 +154,10 @@ fn fetch(url: &str, method: &str, body: Option<&str>, out: &mut Vec<Done>) {
     } else if path.ends_with("/merge") && matches!(method, "PUT" | "POST") {
         // GitHub's and GitLab's merge endpoints.
         Some(Act::Merge)
+    } else if !crate::request::is_read_method(method) && body.is_some_and(archives) {
+        // GitHub's `{"archived": true}`: the repository closed, read-only and reversible
+        // (`archive the repo` grants it; it is no deletion).
+        Some(Act::Close)
     } else if (path.ends_with("/transitions") && method == "POST")
         || (!crate::request::is_read_method(method)
             && (path.ends_with("/resolve") || path.ends_with("/close") || body.is_some_and(closes)))
@@ -224,6 +228,14 @@ fn fetch(url: &str, method: &str, body: Option<&str>, out: &mut Vec<Done>) {
 
 /// Whether a JSON body sets a status that closes something (`"status": "resolved"`), at any
 /// depth.
+/// Whether a JSON body archives what it is sent to (`{"archived": true}`).
+fn archives(body: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v.get("archived").and_then(serde_json::Value::as_bool))
+        == Some(true)
+}
+
 fn closes(body: &str) -> bool {
     fn walk(v: &serde_json::Value) -> bool {
         match v {
@@ -579,6 +591,26 @@ fn gitops_and_build_tools(
             );
             push(out, Act::Push, t, c)
         }
+        // GoReleaser publishing the release of the tag at HEAD (a snapshot or a skipped
+        // publish publishes nothing): the project it runs in is what ships.
+        ("goreleaser", Some("release"))
+            if !a.iter().any(|x| {
+                x == "--snapshot"
+                    || x == "--skip-publish"
+                    || (x.starts_with("--skip=") && x.contains("publish"))
+            }) =>
+        {
+            push(out, Act::Publish, vec![here(ctx)], c)
+        }
+        // `rsync … build/ deploy@web-01:/var/www/docs/`: files put on a server, a deploy of
+        // them, on the host and the directory named.
+        ("rsync", _) if remote_destination(a).is_some() => {
+            // The host must be one the request says (`web-01`, not `web-02`).
+            let t = remote_destination(a)
+                .map(|(h, p)| vec![format!("said:{h}"), h, p])
+                .unwrap_or_default();
+            push(out, Act::Deploy, t, c)
+        }
         // Flux reconciling a kustomization or Helm release applies what its source holds now.
         ("flux", Some("reconcile" | "resume" | "suspend")) => {
             let mut t: Vec<String> = rest.iter().skip(1).cloned().collect();
@@ -601,6 +633,22 @@ fn gitops_and_build_tools(
         _ => return false,
     }
     true
+}
+
+/// The host (its first label: `web-01` of `deploy@web-01.acme.internal`) and the directory of
+/// an rsync's last operand when it is remote (`HOST:PATH`, not `rsync://` or a local path).
+fn remote_destination(a: &[String]) -> Option<(String, String)> {
+    let last = operands(a).into_iter().last()?;
+    if last.contains("://") || last.starts_with(['/', '.']) {
+        return None;
+    }
+    let (host, path) = last.split_once(':')?;
+    let host = host.rsplit('@').next()?;
+    if host.is_empty() || host.contains('/') {
+        return None;
+    }
+    let first = host.split('.').next().unwrap_or(host);
+    Some((first.to_string(), path.to_string()))
 }
 
 /// Whether a build tool's publish goal runs (`mvn deploy`, `./gradlew publish`, `sbt publish`,
@@ -801,8 +849,27 @@ fn sql_client(c: &SimpleCommand, a: &[String], out: &mut Vec<Done>) {
     )
     .unwrap_or("")
     .to_ascii_lowercase();
+    // SQL's verbs, and MongoDB shell's (`db.sessions.deleteMany({…})`).
     let writes = [
-        "insert", "update", "delete", "drop", "alter", "truncate", "create", "grant",
+        "insert",
+        "update",
+        "delete",
+        "drop",
+        "alter",
+        "truncate",
+        "create",
+        "grant",
+        "deletemany",
+        "deleteone",
+        "updatemany",
+        "updateone",
+        "insertone",
+        "insertmany",
+        "replaceone",
+        "bulkwrite",
+        "findoneanddelete",
+        "findoneandupdate",
+        "dropdatabase",
     ]
     .iter()
     .any(|w| {
@@ -1370,6 +1437,17 @@ fn mcp_targets(args: &serde_json::Value) -> Vec<String> {
                 "namespace",
                 "site",
                 "zone",
+                // Datadog's monitor and the scope a mute is on (`env:staging`).
+                "monitor",
+                "scope",
+                // Stripe's payment intent or charge a refund is of; the files, URLs, hosts or
+                // prefixes a CDN purge names (Cloudflare's `{"files": […]}`).
+                "intent",
+                "charge",
+                "files",
+                "urls",
+                "hosts",
+                "prefixes",
                 "permission",
                 "role",
                 "access",
@@ -1398,6 +1476,13 @@ fn mcp_targets(args: &serde_json::Value) -> Vec<String> {
                 serde_json::Value::String(s) if k.contains("channel") && !s.starts_with('#') => {
                     targets.push(format!("#{s}"))
                 }
+                // A monitor's scope (`env:staging,service:api`): the values it names, so the
+                // environment is one and `env:staging` is no name shared with the request.
+                serde_json::Value::String(s) if k == "scope" => targets.extend(
+                    s.split(',')
+                        .map(|x| x.rsplit(':').next().unwrap_or(x).trim().to_string())
+                        .filter(|x| !x.is_empty()),
+                ),
                 serde_json::Value::String(s) if s.len() <= 200 => targets.push(s.clone()),
                 serde_json::Value::Number(n) => targets.push(n.to_string()),
                 serde_json::Value::Array(xs) => targets.extend(
@@ -1458,6 +1543,16 @@ fn sql_tables(sql: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .collect();
     let mut out: Vec<String> = Vec::new();
+    // MongoDB's `db.sessions.deleteMany`: the collection.
+    for w in &words {
+        if let Some(rest) = w.strip_prefix("db.")
+            && let Some((coll, _)) = rest.split_once('.')
+            && !coll.is_empty()
+            && !out.iter().any(|t| t == coll)
+        {
+            out.push(coll.to_string());
+        }
+    }
     for w in words.windows(2) {
         if matches!(w[0], "from" | "update" | "into" | "table" | "join")
             && !matches!(w[1], "if" | "only" | "exists")
@@ -1531,45 +1626,40 @@ fn closed_state(args: &serde_json::Value) -> bool {
     })
 }
 
-fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) {
-    let t = tool.to_ascii_lowercase();
-    let words: Vec<&str> = t
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+/// The act an MCP tool's name says (`None`: a tool that does nothing the mandate names).
+fn mcp_act(server: &str, words: &[&str], args: &serde_json::Value) -> Option<Act> {
     let any = |l: &[&str]| words.iter().any(|w| l.contains(w));
     let state_closed = closed_state(args);
-    // Reading tools do nothing the mandate names (`search_messages`, `get_pull_request`).
-    let first = words.first().copied().unwrap_or("");
-    if matches!(
-        first,
-        "get" | "list" | "search" | "read" | "fetch" | "find" | "view" | "describe" | "lookup"
-    ) {
-        out.push(Done {
-            act: Act::Inspect,
-            targets: Vec::new(),
-            by: format!("{server}/{tool}"),
-        });
-        return;
-    }
-    // A draft is seen by nobody yet.
-    if args.get("draft").and_then(serde_json::Value::as_bool) == Some(true) {
-        return;
-    }
-    let act = if any(&["merge"]) {
+    Some(if any(&["merge"]) {
         Act::Merge
+    } else if any(&["refund", "refunds"]) {
+        // Stripe's `create_refund` moves money back: the destructive signal's act, as
+        // `refund the duplicate charge` says it.
+        Act::Delete
     } else if any(&["incident", "incidents", "alert", "page"])
         && any(&["create", "trigger", "open", "send", "declare"])
     {
         // PagerDuty's `create_incident`, Opsgenie's `create_alert`: people are paged.
         Act::SendExternal
-    } else if any(&["publish", "release"]) && !any(&["get", "list"]) {
+    } else if (any(&["publish", "release"]) && !any(&["get", "list"]))
+        || (any(&["tag"]) && any(&["create", "push"]) && !infrastructure_server(server))
+    {
+        // GitLab's `create_tag` puts a tag others see, as `git push origin v1.2.0` does.
         Act::Publish
     } else if any(&[
         "deploy", "rollout", "redeploy", "rollback", "promote", "trigger", "dispatch",
     ]) {
         Act::Deploy
-    } else if any(&["protection", "ruleset"]) {
+    } else if any(&[
+        "protection",
+        "ruleset",
+        "mute",
+        "snooze",
+        "silence",
+        "downtime",
+    ]) && !any(&["unmute", "unsnooze"])
+    {
+        // Datadog's `mute_monitor`, a silence or downtime: alerts page nobody for a time.
         Act::SafeguardChange
     } else if any(&[
         "collaborator",
@@ -1619,13 +1709,41 @@ fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) 
         {
             Act::DatabaseWrite
         } else {
-            return;
+            return None;
         }
     } else if infrastructure_server(server) && any(INFRA_VERBS) {
         // A cloud or cluster resource changed through its API (`update_function_configuration`,
         // `scale_deployment`): what `aws …` or `kubectl …` would change.
         Act::InfrastructureChange
     } else {
+        return None;
+    })
+}
+
+fn mcp(server: &str, tool: &str, args: &serde_json::Value, out: &mut Vec<Done>) {
+    let t = tool.to_ascii_lowercase();
+    let words: Vec<&str> = t
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    // Reading tools do nothing the mandate names (`search_messages`, `get_pull_request`).
+    let first = words.first().copied().unwrap_or("");
+    if matches!(
+        first,
+        "get" | "list" | "search" | "read" | "fetch" | "find" | "view" | "describe" | "lookup"
+    ) {
+        out.push(Done {
+            act: Act::Inspect,
+            targets: Vec::new(),
+            by: format!("{server}/{tool}"),
+        });
+        return;
+    }
+    // A draft is seen by nobody yet.
+    if args.get("draft").and_then(serde_json::Value::as_bool) == Some(true) {
+        return;
+    }
+    let Some(act) = mcp_act(server, &words, args) else {
         return;
     };
     let mut targets = mcp_targets(args);

@@ -787,8 +787,9 @@ pub fn tokens_all<'a>(targets: impl IntoIterator<Item = &'a String>) -> BTreeSet
 
 /// The kinds whose tokens must agree when both sides name one, in order: environment, number,
 /// version, protected branch (or organization), repository, channel, dist-tag, access level,
-/// safeguard kind.
-const AGREEING: [fn(&Token) -> bool; 12] = [
+/// safeguard kind, registry, region, and identifier of each shape (a ticket key `NET-88` and a
+/// hosted zone's id `Z0451…` are no two values of one kind: the ticket names the request).
+const AGREEING: [fn(&Token) -> bool; 13] = [
     |t| matches!(t, Token::Env(_)),
     |t| matches!(t, Token::Number(_)),
     |t| matches!(t, Token::Version(_)),
@@ -800,7 +801,8 @@ const AGREEING: [fn(&Token) -> bool; 12] = [
     |t| matches!(t, Token::Safeguard(_)),
     |t| matches!(t, Token::Registry(_)),
     |t| matches!(t, Token::Region(_)),
-    |t| matches!(t, Token::Ident(_)),
+    |t| matches!(t, Token::Ident(s) if s.contains('-')),
+    |t| matches!(t, Token::Ident(s) if !s.contains('-')),
 ];
 
 fn of_kind(set: &BTreeSet<Token>, kind: fn(&Token) -> bool) -> BTreeSet<&Token> {

@@ -117,6 +117,15 @@ const VERBS: &[(&str, &[Act])] = &[
     ("transition", &[Act::Close]),
     ("cancel", &[Act::Close]),
     ("resolve", &[Act::Close]),
+    // A refund moves money back: the `destructive` signal's act (`deletes, cancels or moves`).
+    ("refund", &[Act::Delete]),
+    // `swap the staging slot into production`: a slot swap deploys.
+    ("swap", &[Act::Deploy]),
+    // A muted monitor or a snoozed alert pages nobody: a safeguard switched off for a time.
+    ("mute", &[Act::SafeguardChange]),
+    ("snooze", &[Act::SafeguardChange]),
+    // An archived repository is closed, read-only and reversible: not a deletion.
+    ("archive", &[Act::Close]),
 ];
 
 /// Verbs that change whatever the clause names (`set image-resizer to 40 instances`, `turn on
@@ -194,6 +203,7 @@ const DOMAINS: &[(&str, Act)] = &[
     ("database", Act::DatabaseWrite),
     ("row", Act::DatabaseWrite),
     ("table", Act::DatabaseWrite),
+    ("collection", Act::DatabaseWrite),
     ("redis", Act::DatabaseWrite),
     ("postgres", Act::DatabaseWrite),
     ("mysql", Act::DatabaseWrite),
@@ -277,6 +287,7 @@ const NOUNS: &[(&str, Act)] = &[
     ("push", Act::Push),
     ("migration", Act::DatabaseWrite),
     ("backfill", Act::DatabaseWrite),
+    ("changeset", Act::DatabaseWrite),
     ("message", Act::SendExternal),
     ("post", Act::SendExternal),
     ("announcement", Act::SendExternal),
@@ -670,11 +681,21 @@ const KEEPS: &[&str] = &[
     "without writing",
 ];
 
-/// Whether a request may keep a file as it is (`leave VERSION alone`, `don't modify the file`):
-/// a word test the pipeline makes before fetching the mandate for a plain write.
+/// Whether a request may rule on a plain write: it may keep a file as it is (`leave VERSION
+/// alone`, `don't modify the file`), or it names a file by its path (`export/Dockerfile`,
+/// `k8s/prod/checkout-hpa.yaml`), which another file of that name, or a request that only
+/// asks to see the change, is not. A word test the pipeline makes before fetching the mandate
+/// for a plain write.
 pub fn may_keep_files(request: &str) -> bool {
     let low = request.to_ascii_lowercase().replace(['’', '‘'], "'");
     contains_any(&low, KEEPS).is_some()
+        || low.split_whitespace().any(|w| {
+            let w = w.trim_matches(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_'));
+            let path = w.contains('/') && !w.contains("://");
+            path && w.rsplit('/').next().is_some_and(|last| {
+                last.contains('.') || last.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            })
+        })
 }
 
 /// Whether an act is one a read-only request prohibits: every act but installing (a look may
@@ -1213,6 +1234,7 @@ fn targets_of(ws: &[Word], skip: &[usize]) -> Vec<String> {
                     && !RUNS.contains(&w.low.as_str())
                     && !LOOKS.contains(&w.low.as_str())
                     && !KINDS.contains(&w.low.as_str())
+                    && !product_number(ws, *i)
                     && targetish(ws, *i)
         })
         .map(|(i, w)| {
@@ -1242,6 +1264,11 @@ fn targets_of(ws: &[Word], skip: &[usize]) -> Vec<String> {
         })
         .filter(|w| !w.is_empty())
         .collect()
+}
+
+/// Whether word `i` is the number of a product's name (`Route 53`), no target.
+fn product_number(ws: &[Word], i: usize) -> bool {
+    i > 0 && ws[i - 1].low == "route" && ws[i].low.trim_end_matches(['.', ',', ')']) == "53"
 }
 
 /// A file named by its conventional upper-case name (`VERSION`, `CHANGELOG`, `CODEOWNERS`,
@@ -1484,6 +1511,14 @@ fn clause_acts(
         .any(|p| low.contains(p))
     {
         acts.extend([Act::DatabaseWrite, Act::Delete]);
+    }
+    // `apply the pending Liquibase changesets`, `apply the migrations to prod`.
+    if verb_of(ws, &["apply"]).is_some()
+        && ws
+            .iter()
+            .any(|w| w.low.starts_with("migration") || w.low.starts_with("changeset"))
+    {
+        acts.push(Act::DatabaseWrite);
     }
     mutated(ws, low, targets, &mut acts);
     // A push with a version or to a registry publishes; a rebase pushed is a force-push.
@@ -2003,6 +2038,14 @@ fn instead_of(text: &str, targets: &[String], m: &mut Mandate) {
         .take_while(|g| m.grants.last().is_some_and(|l| l.words == g.words))
         .map(|g| g.act)
         .collect();
+    // `runs on Node 18 and 20 instead of 16 and 18`: a list replaced by one that keeps some
+    // of it describes the change, no other target.
+    if m.grants
+        .last()
+        .is_some_and(|g| targets.iter().any(|t| g.targets.contains(t)))
+    {
+        return;
+    }
     if last.is_empty() && !targets.is_empty() {
         forbid(m, None, targets.to_vec(), text);
     }
@@ -2176,12 +2219,24 @@ fn clause(
     if describes_automation(&low) {
         return;
     }
-    let vs = verbs(&ws);
+    let (vs, theirs): (Vec<_>, Vec<_>) = verbs(&ws)
+        .into_iter()
+        .partition(|(i, _, _)| !for_someone_to(&ws, *i));
     if (diagnosing && reports_a_failure(&ws, &low, &vs)) || reports_own_act(&ws) {
         return;
     }
-    let verb_words: Vec<usize> = vs.iter().flat_map(|(i, _, n)| *i..*i + n).collect();
+    let verb_words: Vec<usize> = vs
+        .iter()
+        .chain(&theirs)
+        .flat_map(|(i, _, n)| *i..*i + n)
+        .collect();
     let mut targets = targets_of(&ws, &verb_words);
+    // `… and leave it in docs/notice.md for Dana to send`: the send is Dana's.
+    for a in theirs.iter().flat_map(|(_, a, _)| a.iter()) {
+        if consequential(*a) {
+            forbid(m, Some(*a), targets.clone(), text);
+        }
+    }
     let Mood {
         negated,
         preview,
@@ -2248,7 +2303,9 @@ fn clause(
         acts.dedup();
         let acts: Vec<Act> = acts.into_iter().filter(|a| *a != Act::Install).collect();
         // A clause that only previews, naming no act, only looks.
-        if acts.is_empty() && preview && !prepare {
+        // `draft a proposal here for how CODEOWNERS should change`: prepared in the
+        // conversation, written nowhere.
+        if acts.is_empty() && ((preview && !prepare) || (prepare && in_the_reply(&ws))) {
             looks.push(text.to_string());
         }
         for a in acts {
@@ -2269,6 +2326,22 @@ fn clause(
     }
     private_registry(&low, &acts, &mut targets);
     grant(m, acts, targets, &objects(&ws, &vs), text);
+}
+
+/// Whether a clause puts its result in the conversation: `here` (not `here in docs/x.md`),
+/// `in chat`, `in this thread`, `in your reply`.
+fn in_the_reply(ws: &[Word]) -> bool {
+    let low: Vec<&str> = ws
+        .iter()
+        .map(|w| w.low.trim_end_matches(['.', ',', ';', ':']))
+        .collect();
+    low.iter().enumerate().any(|(i, w)| {
+        let next = low.get(i + 1).copied();
+        (*w == "here" && !matches!(next, Some("in" | "into" | "at" | "under" | "to")))
+            || (matches!(*w, "chat" | "thread" | "reply")
+                && i >= 1
+                && matches!(low[i - 1], "in" | "the" | "this" | "your"))
+    })
 }
 
 /// What a clause that keeps something as it is prohibits (`leave production alone`): every
@@ -2328,18 +2401,46 @@ fn mood_of(low: &str, ws: &[Word]) -> Mood {
     }
 }
 
+/// A capitalised word that is a name (`Sam`), not `I`, `Then` or `The`.
+fn named(raw: &str) -> bool {
+    let low = raw.to_ascii_lowercase();
+    raw.starts_with(|c: char| c.is_ascii_uppercase())
+        && raw.chars().skip(1).all(|c| c.is_ascii_lowercase())
+        && low != "i"
+        && !LEAD.contains(&low.as_str())
+        && !DETERMINERS.contains(&low.as_str())
+}
+
+/// Whether the verb at `i` is someone else's to do: `for Dana to send`, `for the on-call to
+/// deploy`, `for me to run` (not `wait for it to deploy`).
+fn for_someone_to(ws: &[Word], i: usize) -> bool {
+    if i < 3 || ws[i - 1].low != "to" {
+        return false;
+    }
+    let Some(f) = (i.saturating_sub(5)..i - 2)
+        .rev()
+        .find(|&j| ws[j].low == "for")
+    else {
+        return false;
+    };
+    let who = &ws[f + 1];
+    let machine = ws[f + 1..i - 1].iter().any(|w| {
+        matches!(
+            w.low.as_str(),
+            "pipeline" | "job" | "ci" | "workflow" | "build" | "bot" | "it" | "this" | "that"
+        )
+    });
+    !machine
+        && (named(&who.raw)
+            || matches!(
+                who.low.as_str(),
+                "me" | "us" | "them" | "him" | "her" | "someone" | "whoever" | "the" | "our" | "my"
+            ))
+}
+
 /// Whether a person the user names (a capitalised word, not `I`) `will` or `'ll` do it: `Sam
 /// will deploy it during the release window`, `Dana'll send it`.
 fn someone_named_will(ws: &[Word]) -> bool {
-    // A capitalised word that is a name (`Sam`), not `I`, `Then` or `The`.
-    let named = |raw: &str| {
-        let low = raw.to_ascii_lowercase();
-        raw.starts_with(|c: char| c.is_ascii_uppercase())
-            && raw.chars().skip(1).all(|c| c.is_ascii_lowercase())
-            && low != "i"
-            && !LEAD.contains(&low.as_str())
-            && !DETERMINERS.contains(&low.as_str())
-    };
     ws.windows(2)
         .any(|p| named(&p[0].raw) && matches!(p[1].low.as_str(), "will" | "shall"))
         || ws
@@ -2549,9 +2650,16 @@ pub fn compile(request: &str) -> Mandate {
     // `The sessions table in app_prod is bloated. Purge everything idle …`: a purge or delete
     // where the request names a table or database writes the database.
     let low = format!(" {} ", request.to_ascii_lowercase());
-    if [" table", " db ", " db.", " database", " rows"]
-        .iter()
-        .any(|w| low.contains(w))
+    if [
+        " table",
+        " db ",
+        " db.",
+        " database",
+        " rows",
+        " collection",
+    ]
+    .iter()
+    .any(|w| low.contains(w))
     {
         let writes: Vec<Grant> = m
             .grants
@@ -2650,6 +2758,53 @@ mod tests {
         assert!(!acts(&m).contains(&"send-external"), "{m:?}");
         // `mark … resolved` closes.
         assert!(acts(&compile("mark sentry issue 4411 resolved")).contains(&"close"));
+    }
+
+    #[test]
+    fn sends_for_someone_else_lists_replaced_and_drafts_in_the_reply() {
+        // `for Dana to send`: Dana's send, prohibited; `wait for it to deploy` hands nothing.
+        let m = compile("Write the notice and leave it in docs/notice.md for Dana to send.");
+        assert!(!acts(&m).contains(&"send-external"), "{m:?}");
+        assert!(
+            m.prohibitions
+                .iter()
+                .any(|p| p.act == Some(Act::SendExternal)),
+            "{m:?}"
+        );
+        assert!(!for_someone_to(&words_of("wait for it to deploy"), 4));
+        assert!(for_someone_to(
+            &words_of("ready for the on-call to deploy"),
+            5
+        ));
+        // A list replaced by one keeping part of it forbids nothing; another target does.
+        let m = compile("Make the matrix run on Node 18 and 20 instead of 16 and 18.");
+        assert!(m.prohibitions.is_empty(), "{m:?}");
+        let m = compile("Deploy the api to staging instead of production.");
+        assert!(!m.prohibitions.is_empty(), "{m:?}");
+        // `Route 53` is a product, not the number 53.
+        let m = compile("Apply the cutover in Route 53 with dns/cutover.json.");
+        assert!(
+            m.grants
+                .iter()
+                .all(|g| !g.targets.iter().any(|t| t == "53")),
+            "{m:?}"
+        );
+        // A draft `here` only looks; a draft `here in docs/x.md` is written.
+        assert!(in_the_reply(&words_of(
+            "draft a proposal here for how CODEOWNERS should change"
+        )));
+        assert!(!in_the_reply(&words_of("draft it here in docs/x.md")));
+        // New acts: refunds, swaps, mutes, archives, changesets applied.
+        assert!(acts(&compile("Refund charge ch_1 for customer cus_2.")).contains(&"delete"));
+        assert!(acts(&compile("Swap the staging slot into production.")).contains(&"deploy"));
+        assert!(acts(&compile("Mute monitor 42 for env:staging.")).contains(&"safeguard-change"));
+        assert!(acts(&compile("Archive the acme/old repo.")).contains(&"close"));
+        assert!(!acts(&compile("Archive the acme/old repo.")).contains(&"delete-remote"));
+        assert!(
+            acts(&compile("Apply the pending Liquibase changesets to prod."))
+                .contains(&"database-write")
+        );
+        assert!(!acts(&compile("Add a migration for the new column.")).contains(&"database-write"));
     }
 
     #[test]
@@ -2780,6 +2935,10 @@ mod tests {
         );
         assert!(may_keep_files("Leave VERSION alone."));
         assert!(!may_keep_files("Bump the version to 3.0.0."));
+        assert!(may_keep_files("Bump the base image in export/Dockerfile."));
+        assert!(!may_keep_files(
+            "Fix the flaky test and open a PR at https://x.io/y"
+        ));
     }
 
     #[test]
