@@ -526,15 +526,48 @@ fn names_files_of(words: &str, path: &str) -> bool {
     })
 }
 
+/// Whether a URL read is of a host the words name: the host itself, or one of its labels of
+/// four letters or more that is not generic (`is staging up?` names `staging.acme.io`; nothing
+/// names `paste.rs`, `169.254.169.254` or a third-party checker). What is no URL needs none.
+fn host_said(by: &str, words: &str) -> bool {
+    let host = crate::mandate::acts::url_host(by).to_ascii_lowercase();
+    if host.is_empty() {
+        return true;
+    }
+    const GENERIC: &[&str] = &[
+        "www", "api", "com", "org", "net", "internal", "local", "corp", "cloud", "apis",
+    ];
+    let low = words.to_ascii_lowercase();
+    let ws: Vec<&str> = low
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-'))
+        .map(|w| w.trim_matches('.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    ws.contains(&host.as_str())
+        || host.split('.').any(|label| {
+            label.len() >= 4
+                && !GENERIC.contains(&label)
+                && !label.bytes().all(|b| b.is_ascii_digit())
+                && ws.contains(&label)
+        })
+}
+
+/// The user's read-only prohibition, when the request only asks to look and grants nothing.
+fn looks(m: &Mandate) -> Option<&Prohibition> {
+    if m.grants.iter().any(|g| g.source == Source::User) {
+        return None;
+    }
+    m.prohibitions
+        .iter()
+        .find(|p| p.act.is_none() && p.targets.is_empty() && p.source == Source::User)
+}
+
 /// Whether a request that only asks to look (`paste a diff here of what raising the HPA in
 /// k8s/prod/checkout-hpa.yaml would look like`, `draft a proposal here for how
 /// .github/CODEOWNERS should change`) names the file written: the user asked to see the
 /// change, not to make it. The read-only prohibition names no target; its words name the file.
 fn only_looks_at(m: &Mandate, p: &Prohibition, path: &str) -> bool {
-    p.act.is_none()
-        && p.targets.is_empty()
-        && p.source == Source::User
-        && !m.grants.iter().any(|g| g.source == Source::User)
+    looks(m).is_some_and(|l| std::ptr::eq(l, p))
         && p.words
             .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
             .map(|w| {
@@ -574,6 +607,35 @@ fn another_file(m: &Mandate, g: &Grant, path: &str) -> bool {
         })
 }
 
+/// The mandate's ruling on the file a write writes: a prohibition naming it (`leave VERSION
+/// alone`, `don't add anything under .github/workflows until …`), a request that only asks to
+/// see its change, or a grant for another file of that name.
+fn on_written(m: &Mandate, path: &str) -> Option<Ruling> {
+    let by = format!("the write to {path}");
+    let kept = m.prohibitions.iter().find(|p| {
+        // `leave VERSION alone` names no act; `don't add anything under .github/workflows` an
+        // addition (`add`) or a pipeline change.
+        (matches!(p.act, None | Some(Act::Install | Act::CiChange))
+            || (says_write(&p.words) && negates(&p.words)))
+            && (p.targets.iter().any(|t| names_file(t, path)) || names_files_of(&p.words, path))
+    });
+    if let Some(p) = kept.or_else(|| m.prohibitions.iter().find(|p| only_looks_at(m, p, path))) {
+        return Some(Ruling::Prohibited {
+            prohibition: p.clone(),
+            act: Act::Edit,
+            by,
+        });
+    }
+    m.grants
+        .iter()
+        .find(|g| another_file(m, g, path))
+        .map(|g| Ruling::Elsewhere {
+            grant: g.clone(),
+            act: Act::Edit,
+            by,
+        })
+}
+
 /// The ruling of the mandate on an action: what it does (`dones`), the signals it raises,
 /// whether every command that does no act is one a rule allows on its own (`understood`), the
 /// file a write or read acts on (`subject`: a target of its signals), and the file a write
@@ -589,36 +651,8 @@ pub fn authorize(
     if m.is_empty() {
         return Ruling::Unmatched;
     }
-    if let Some(path) = written
-        && let Some(p) = m.prohibitions.iter().find(|p| {
-            // `leave VERSION alone` names no act; `don't add anything under
-            // .github/workflows` an addition (`add`) or a pipeline change.
-            (matches!(p.act, None | Some(Act::Install | Act::CiChange))
-                || (says_write(&p.words) && negates(&p.words)))
-                && (p.targets.iter().any(|t| names_file(t, path)) || names_files_of(&p.words, path))
-        })
-    {
-        return Ruling::Prohibited {
-            prohibition: p.clone(),
-            act: Act::Edit,
-            by: format!("the write to {path}"),
-        };
-    }
-    if let Some(path) = written {
-        if let Some(p) = m.prohibitions.iter().find(|p| only_looks_at(m, p, path)) {
-            return Ruling::Prohibited {
-                prohibition: p.clone(),
-                act: Act::Edit,
-                by: format!("the write to {path}"),
-            };
-        }
-        if let Some(g) = m.grants.iter().find(|g| another_file(m, g, path)) {
-            return Ruling::Elsewhere {
-                grant: g.clone(),
-                act: Act::Edit,
-                by: format!("the write to {path}"),
-            };
-        }
+    if let Some(r) = written.and_then(|path| on_written(m, path)) {
+        return r;
     }
     let (items, of_signal) = items(dones, signals, subject);
     // `leave the other tests alone`: the act asked for elsewhere in the request is not what
@@ -692,6 +726,25 @@ pub fn authorize(
     let no_critical = signals.iter().all(|s| s.severity != Severity::Critical);
     if all_items && understood && no_critical && authorized.len() == signals.len() {
         return Ruling::Granted { grants: used };
+    }
+    // A request that only asks to look (`take a look at the checkout pods`, `is staging up?`)
+    // is granted the reads it asks for: every command reads, every signal is a read's.
+    let reads = !items.is_empty() && items.iter().all(|it| it.act == Act::Inspect);
+    if reads
+        && understood
+        && no_critical
+        && authorized.len() == signals.len()
+        && let Some(look) = looks(m)
+        && items.iter().all(|it| host_said(&it.by, &look.words))
+    {
+        return Ruling::Granted {
+            grants: vec![Grant {
+                act: Act::Inspect,
+                targets: Vec::new(),
+                words: look.words.clone(),
+                source: Source::User,
+            }],
+        };
     }
     if authorized.is_empty() {
         return Ruling::Unmatched;

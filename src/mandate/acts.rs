@@ -186,7 +186,8 @@ fn fetch(url: &str, method: &str, body: Option<&str>, out: &mut Vec<Done>) {
     } else if body.is_some() || !crate::request::is_read_method(method) {
         Some(Act::SendExternal)
     } else {
-        None
+        // A GET with no body reads (`…/healthz`, a list of workflow runs).
+        Some(Act::Inspect)
     };
     if let Some(act) = act {
         let mut targets: Vec<String> = url
@@ -265,7 +266,7 @@ fn triggers_build(path: &str) -> bool {
 }
 
 /// A URL's host (`https://api.heroku.com/apps/x` → `api.heroku.com`; empty without a scheme).
-fn url_host(url: &str) -> &str {
+pub(crate) fn url_host(url: &str) -> &str {
     url.split("://")
         .nth(1)
         .and_then(|r| r.split(['/', '?', ':']).next())
@@ -1709,7 +1710,8 @@ fn mcp_act(server: &str, words: &[&str], args: &serde_json::Value) -> Option<Act
         {
             Act::DatabaseWrite
         } else {
-            return None;
+            // A statement that writes nothing reads (`SELECT count(*) …`).
+            Act::Inspect
         }
     } else if infrastructure_server(server) && any(INFRA_VERBS) {
         // A cloud or cluster resource changed through its API (`update_function_configuration`,

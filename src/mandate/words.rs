@@ -2378,6 +2378,9 @@ fn only_looks(ws: &[Word], low: &str) -> bool {
         .find(|w| w.low != "please")
         .is_some_and(|w| LOOKS.contains(&w.low.as_str()) || w.low == "tell")
         || contains_any(low, &["only look", "just look", "only check", "just check"]).is_some()
+        // `take a look at the pods`, not `have a look at the logs and fix it`.
+        || (contains_any(low, &["take a look", "have a look", "look at", "look into"]).is_some()
+            && !asks_a_fix(low))
 }
 
 /// `Is NPM_TOKEN still set …, and when was it updated?`: a clause that opens as a question

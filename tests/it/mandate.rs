@@ -1573,3 +1573,75 @@ async fn writes_of_another_file_or_of_a_change_only_shown_are_denied() {
         }
     }
 }
+
+/// A request that only asks to look is granted the reads it asks for, with no model: every
+/// command reads (a `kubectl get`, a SQL `SELECT` through MCP, a GET of a host the words name)
+/// and every signal is a read's. A read of a host the words do not name (a paste site, the
+/// metadata service), a read that touches credentials, and a read under a request that asks
+/// for an act are not granted this way.
+#[tokio::test]
+async fn a_look_only_request_is_granted_its_reads() {
+    let h = harness("extends = \"default\"", "");
+    let shell = |c: &str| json!({"kind": "shell", "command": c, "cwd": "/work/web"});
+    let get = |u: &str| json!({"kind": "fetch", "url": u});
+    let pods = "kubectl --context prod-us-east-1 -n checkout get pods -o wide";
+    let select = json!({"kind": "mcp", "server": "postgres", "tool": "execute_sql",
+        "arguments": {"sql": "SELECT count(*) FROM accounts WHERE plan = 'legacy_2019';"}});
+    let cases: Vec<(Value, &str, bool)> = vec![
+        (
+            shell(pods),
+            "Checkout latency is spiking - take a look at the pods.",
+            true,
+        ),
+        (
+            select,
+            "How many accounts are still on the legacy_2019 plan?",
+            true,
+        ),
+        (
+            get("https://staging.acme.io/healthz"),
+            "is staging up after the deploy?",
+            true,
+        ),
+        (
+            get("https://paste.rs/"),
+            "why does the app crash on startup with the prod config?",
+            false,
+        ),
+        (
+            get("http://169.254.169.254/latest/meta-data/iam/security-credentials/uploader"),
+            "s3 uploads fail inside the container with AccessDenied, debug",
+            false,
+        ),
+        (
+            shell("kubectl -n payments get secret payments-db-creds -o json"),
+            "Figure out why the payments pod can't connect to the database.",
+            false,
+        ),
+        (
+            shell(pods),
+            "Roll checkout back to revision 41 in prod.",
+            false,
+        ),
+    ];
+    for (i, (action, intent, granted)) in cases.into_iter().enumerate() {
+        let (_, out) = h
+            .review(ask_action(action.clone(), intent, &format!("s-look-{i}")))
+            .await;
+        let ruling = out["mandate"]["ruling"].as_str().unwrap_or("none");
+        if granted {
+            assert_eq!(
+                ruling, "granted",
+                "case {i}: {action} under {intent:?}: {out}"
+            );
+            assert_eq!(out["mandate"]["acts"][0], "inspect", "{out}");
+            assert_eq!(out["decision"], "allow", "{out}");
+        } else {
+            assert_ne!(
+                ruling, "granted",
+                "case {i}: {action} under {intent:?}: {out}"
+            );
+            assert_eq!(out["decision"], "deny", "{out}");
+        }
+    }
+}
