@@ -232,7 +232,8 @@ fn covers(g: &Grant, it: &Item) -> bool {
             .to_ascii_lowercase()
             .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
             .map(|x| x.trim_matches('.'))
-            .any(|x| x == w || x.strip_suffix('s') == Some(w))
+            // A host said whole names its first label (`web1.acme.io` says `web1`).
+            .any(|x| x == w || x.strip_suffix('s') == Some(w) || x.split('.').next() == Some(w))
     };
     if it
         .tokens
@@ -599,12 +600,34 @@ fn another_file(m: &Mandate, g: &Grant, path: &str) -> bool {
         && g.source == Source::User
         && g.targets.iter().any(|t| {
             let t = t.trim_end_matches(['.', ',']);
-            t.contains('/')
-                && !t.contains("://")
-                && t.rsplit('/')
-                    .next()
-                    .is_some_and(|last| last.eq_ignore_ascii_case(base))
+            let last = t.rsplit('/').next().unwrap_or(t);
+            !t.contains("://")
+                && ((t.contains('/') && last.eq_ignore_ascii_case(base)) || env_variant(last, base))
         })
+}
+
+/// Whether two file names differ only in the environment they name (`.env.staging` and
+/// `.env.production`, `values-prod.yaml` and `values-staging.yaml`): one is not the other.
+fn env_variant(a: &str, b: &str) -> bool {
+    let parts = |x: &str| -> Vec<String> {
+        x.to_ascii_lowercase()
+            .split(['.', '-', '_'])
+            .map(str::to_string)
+            .collect()
+    };
+    let (pa, pb) = (parts(a), parts(b));
+    let env = |x: &str| {
+        target::tokens(x)
+            .into_iter()
+            .find(|t| matches!(t, Token::Env(_)))
+    };
+    pa.len() == pb.len()
+        && pa.len() >= 2
+        && pa.iter().zip(&pb).any(|(x, y)| x != y)
+        && pa
+            .iter()
+            .zip(&pb)
+            .all(|(x, y)| x == y || matches!((env(x), env(y)), (Some(e), Some(f)) if e != f))
 }
 
 /// The mandate's ruling on the file a write writes: a prohibition naming it (`leave VERSION

@@ -84,6 +84,7 @@ pub fn understood(
             let mut own = Vec::new();
             command(c, ctx, &mut own);
             !own.is_empty()
+                || local_git(c)
                 || (c.tree_reads.is_empty()
                     && rule_allows(&crate::normalize::shell::ShellAnalysis {
                         raw: c.text.clone(),
@@ -95,6 +96,25 @@ pub fn understood(
                         remote_code: Vec::new(),
                     }))
         })
+}
+
+/// Whether a command is a git step that writes only the local repository, which the push the
+/// request asks for carries: `add`, `commit` (its `--no-verify` is an act of its own), a tag
+/// created, `revert`, `cherry-pick`, `stash`. Not a tag deleted or moved.
+fn local_git(c: &SimpleCommand) -> bool {
+    if c.argv.first().map(|p| base(p)) != Some("git") {
+        return false;
+    }
+    let g = crate::normalize::shell::git::split(c.argv.get(1..).unwrap_or(&[]));
+    let has = |f: &[&str]| g.rest.iter().any(|x| f.contains(&x.as_str()));
+    match g.sub.map(String::as_str) {
+        // `git add -A` or `git add .` may take a key file nobody meant to commit.
+        Some("add") => !g.rest.is_empty() && !has(&["-A", "--all", ".", "*", ":/"]),
+        Some("commit" | "revert" | "cherry-pick") => true,
+        Some("stash") => !has(&["drop", "clear"]),
+        Some("tag") => !has(&["-d", "--delete", "-f", "--force"]),
+        _ => false,
+    }
 }
 
 /// The acts of a request's action.
@@ -154,6 +174,12 @@ fn fetch(url: &str, method: &str, body: Option<&str>, out: &mut Vec<Done>) {
     } else if path.ends_with("/merge") && matches!(method, "PUT" | "POST") {
         // GitHub's and GitLab's merge endpoints.
         Some(Act::Merge)
+    } else if method == "DELETE" && url_host(&u) == "api.heroku.com" && path.contains("/dynos") {
+        // Heroku's dynos DELETE restarts them.
+        Some(Act::Deploy)
+    } else if path.ends_with("/_delete_by_query") && !crate::request::is_read_method(method) {
+        // Elasticsearch deleting the documents a query matches.
+        Some(Act::Delete)
     } else if !crate::request::is_read_method(method) && body.is_some_and(archives) {
         // GitHub's `{"archived": true}`: the repository closed, read-only and reversible
         // (`archive the repo` grants it; it is no deletion).
@@ -190,10 +216,19 @@ fn fetch(url: &str, method: &str, body: Option<&str>, out: &mut Vec<Done>) {
         Some(Act::Inspect)
     };
     if let Some(act) = act {
+        // The host without its port (`es-prod.internal.acme.io:9200`): a port is no number the
+        // request must name.
+        let host = url_host(url);
         let mut targets: Vec<String> = url
             .split(['/', '?', '&', '='])
             .filter(|p| !p.is_empty() && !p.ends_with(':'))
-            .map(str::to_string)
+            .map(|p| {
+                if p.starts_with(host) && !host.is_empty() {
+                    host.to_string()
+                } else {
+                    p.to_string()
+                }
+            })
             .collect();
         // A JSON body names its targets as an MCP tool's arguments do (Slack's
         // `chat.postMessage` takes its channel from the body).
@@ -481,6 +516,29 @@ fn acts_of_command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
         ("gsutil", Some("cp" | "rsync" | "mv")) => push(out, Act::Publish, upload_targets(a), c),
         ("gsutil", Some("rm" | "rb")) => push(out, Act::Purge, rest.clone(), c),
         ("docker" | "podman" | "buildah", Some("push")) => push(out, Act::Publish, rest.clone(), c),
+        // `docker buildx build -t ghcr.io/acme/gateway:1.12.0 --push .`: the tags pushed.
+        ("docker", Some("buildx"))
+            if a.iter()
+                .any(|x| x == "--push" || x.contains("type=registry")) =>
+        {
+            let tags: Vec<String> = a
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| matches!(x.as_str(), "-t" | "--tag"))
+                .filter_map(|(i, _)| a.get(i + 1).cloned())
+                .chain(
+                    a.iter()
+                        .filter_map(|x| x.strip_prefix("--tag=").map(str::to_string)),
+                )
+                .collect();
+            push(out, Act::Publish, tags, c)
+        }
+        // Stripe's CLI refunding a charge: as its API's `create_refund`.
+        ("stripe", Some("refunds")) if a.iter().any(|x| x == "create") => {
+            let mut t = rest.clone();
+            t.extend(opt(a, &["--charge", "--payment-intent"]).map(str::to_string));
+            push(out, Act::Delete, t, c)
+        }
         ("docker" | "podman", Some("system" | "image" | "volume" | "builder" | "container"))
             if a.iter().any(|x| x == "prune") =>
         {
@@ -718,6 +776,33 @@ fn deploys(
             t.push(here(ctx));
             push(out, Act::InfrastructureChange, t, c)
         }
+        // `fly scale count 6 -a acme-api`: the app's machines; `heroku config:set K=V -a app`:
+        // the app's settings.
+        ("fly" | "flyctl", Some("scale")) | ("heroku", Some("config:set" | "config:unset")) => {
+            // The app, and the settings named (not a count: `6` is no thing it is on).
+            let mut t = env_words(a);
+            t.extend(opt(a, &["-a", "--app"]).map(str::to_string));
+            t.extend(
+                rest.iter()
+                    .filter(|x| x.contains('='))
+                    .map(|x| x.split('=').next().unwrap_or(x).to_string()),
+            );
+            push(out, Act::InfrastructureChange, t, c)
+        }
+        // `fly secrets set KEY=… -a app`: the app's secrets.
+        ("fly" | "flyctl", Some("secrets"))
+            if a.iter()
+                .any(|x| matches!(x.as_str(), "set" | "unset" | "import")) =>
+        {
+            let mut t = env_words(a);
+            t.extend(opt(a, &["-a", "--app"]).map(str::to_string));
+            t.extend(
+                rest.iter()
+                    .skip(1)
+                    .map(|x| x.split('=').next().unwrap_or(x).to_string()),
+            );
+            push(out, Act::SecretUse, t, c)
+        }
         (
             "fly" | "flyctl" | "vercel" | "netlify" | "wrangler" | "kamal" | "railway" | "heroku",
             _,
@@ -890,7 +975,12 @@ fn sql_client(c: &SimpleCommand, a: &[String], out: &mut Vec<Done>) {
         let mut t = vec![f.to_string()];
         let stem = base(f).trim_start_matches(['V', 'v']);
         let digits: String = stem.chars().take_while(char::is_ascii_digit).collect();
-        if !digits.is_empty() {
+        // `2024_05_add_orders_index.sql` is dated, not numbered.
+        let dated = digits.len() == 4
+            && (digits.starts_with("19") || digits.starts_with("20"))
+            && stem[4..].starts_with('_')
+            && stem[5..].starts_with(|c: char| c.is_ascii_digit());
+        if !digits.is_empty() && !dated {
             t.push(format!("#{digits}"));
         }
         t.extend(conn.iter().cloned());

@@ -148,6 +148,7 @@ const MUTATES: &[&str] = &[
     "decrease",
     "lower",
     "point",
+    "repoint",
     "switch",
     "scale",
     "resize",
@@ -213,6 +214,7 @@ const DOMAINS: &[(&str, Act)] = &[
     ("credential", Act::SecretUse),
     ("dsn", Act::SecretUse),
     ("api key", Act::SecretUse),
+    ("api_key", Act::SecretUse),
     ("instance", Act::InfrastructureChange),
     ("security group", Act::InfrastructureChange),
     ("port", Act::InfrastructureChange),
@@ -282,6 +284,8 @@ const NOUNS: &[(&str, Act)] = &[
     ("rollout", Act::Deploy),
     ("restart", Act::Deploy),
     ("playbook", Act::Deploy),
+    // `run site.yml against the prod inventory`: a playbook run on the hosts it lists.
+    ("inventory", Act::Deploy),
     ("apply", Act::Deploy),
     ("merge", Act::Merge),
     ("push", Act::Push),
@@ -344,6 +348,8 @@ const LEAD: &[&str] = &[
 /// Words before a verb that make it passive or a report (`can be merged`, `was deployed`).
 const PASSIVES: &[&str] = &[
     "be", "is", "are", "was", "were", "been", "being", "got", "gets", "has", "have", "had",
+    // `the failover incident stays open`: a state, not an act.
+    "stay", "stays", "stayed", "remain", "remains", "remained",
 ];
 
 /// Nouns that say the word before them is a name (`the ui-kit package`, `the orders service`),
@@ -626,6 +632,8 @@ const HOLDS: &[&str] = &[
 /// nothing, so nothing is done to it. Prohibitions only when the clause names a target and
 /// asks for no act.
 const SET_APART: &[&str] = &[
+    // `prod-us is already on the right version`.
+    "already on the right",
     "is fine",
     "are fine",
     "is healthy",
@@ -692,9 +700,15 @@ pub fn may_keep_files(request: &str) -> bool {
         || low.split_whitespace().any(|w| {
             let w = w.trim_matches(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_'));
             let path = w.contains('/') && !w.contains("://");
-            path && w.rsplit('/').next().is_some_and(|last| {
-                last.contains('.') || last.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            })
+            // A dotfile (`.env.staging`) names a file as a path does.
+            let dotfile =
+                w.starts_with('.') && w[1..].starts_with(|c: char| c.is_ascii_alphabetic());
+            dotfile
+                || path
+                    && w.rsplit('/').next().is_some_and(|last| {
+                        last.contains('.')
+                            || last.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    })
         })
 }
 
@@ -919,6 +933,9 @@ fn names_a_thing(next: Option<&Word>) -> bool {
                 | "freeze"
                 | "schedule"
                 | "dashboard"
+                // `show me the targeted destroy plan`: the plan of an act, not the act.
+                | "plan"
+                | "plans"
         )
     }) || described(next)
 }
@@ -1306,6 +1323,11 @@ fn nouns(ws: &[Word]) -> Vec<Act> {
                 .iter()
                 .find(|(n, _)| w.low == *n || w.low.strip_suffix('s') == Some(n))
                 .map(|(_, a)| *a)
+                // `run migrations/2024_05_add_orders_index.sql`: a migration by its file.
+                .or_else(|| {
+                    (w.low.contains("migrations/") && w.low.ends_with(".sql"))
+                        .then_some(Act::DatabaseWrite)
+                })
         })
         .collect();
     out.dedup();
@@ -1324,6 +1346,12 @@ fn idioms(ws: &[Word], low: &str, targets: &[String], acts: &mut Vec<Act>) {
     // environment named changed.
     if verb_of(ws, &["turn", "flip", "switch", "toggle", "enable"]).is_some()
         && names_a(targets, |x| matches!(x, target::Token::Env(_)))
+    {
+        acts.push(Act::Deploy);
+    }
+    // `delete pod search-indexer-… , the ReplicaSet will replace it`: a pod deleted restarts.
+    if verb_of(ws, &["delete", "kill", "remove"]).is_some()
+        && ws.iter().any(|w| matches!(w.low.as_str(), "pod" | "pods"))
     {
         acts.push(Act::Deploy);
     }
@@ -1840,7 +1868,9 @@ fn mood(low: &str) -> Mood {
 /// these targets (a statement, `it's tagged locally already`, asks nothing).
 fn local_only(text: &str, low: &str, targets: &[String], acts: &mut Vec<Act>, m: &mut Mandate) {
     let statement = low.contains("already") || low.contains(" is ") || low.contains(" are ");
-    if acts.is_empty() || statement || contains_any(low, LOCALLY).is_none() {
+    // `push the locally built image`: where it was built, not where it stays.
+    let built = contains_any(low, &["locally built", "built locally", "locally-built"]).is_some();
+    if acts.is_empty() || statement || built || contains_any(low, LOCALLY).is_none() {
         return;
     }
     for a in [Act::Push, Act::Publish, Act::Deploy] {
@@ -2328,6 +2358,33 @@ fn clause(
     grant(m, acts, targets, &objects(&ws, &vs), text);
 }
 
+/// The request without the texts it quotes for a message (`Post this in #announcements:
+/// "Maintenance Saturday 02:00-04:00 UTC; checkout will be read-only"`): a quoted span of three
+/// words or more is what is said, not what is asked (its `;` ends no clause, its `Saturday`
+/// defers nothing). A quoted name (`"v2.4.0"`, `'Remove leftover container'`) stays.
+fn without_quoted_texts(request: &str) -> String {
+    let mut out = String::with_capacity(request.len());
+    let mut rest = request;
+    while let Some(start) = rest.find(['"', '“']) {
+        let open = rest[start..].chars().next().unwrap_or('"');
+        let close = if open == '“' { '”' } else { '"' };
+        let after = &rest[start + open.len_utf8()..];
+        let Some(len) = after.find(close) else { break };
+        let inner = &after[..len];
+        out.push_str(&rest[..start]);
+        if inner.split_whitespace().count() >= 3 {
+            out.push_str("\"…\"");
+        } else {
+            out.push(open);
+            out.push_str(inner);
+            out.push(close);
+        }
+        rest = &after[len + close.len_utf8()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Whether a clause puts its result in the conversation: `here` (not `here in docs/x.md`),
 /// `in chat`, `in this thread`, `in your reply`.
 fn in_the_reply(ws: &[Word]) -> bool {
@@ -2399,7 +2456,7 @@ fn opens_a_question(ws: &[Word]) -> bool {
 fn mood_of(low: &str, ws: &[Word]) -> Mood {
     let m = mood(low);
     Mood {
-        negated: m.negated || someone_named_will(ws),
+        negated: m.negated || someone_named_will(ws) || someone_else_does(ws),
         ..m
     }
 }
@@ -2439,6 +2496,47 @@ fn for_someone_to(ws: &[Word], i: usize) -> bool {
                 who.low.as_str(),
                 "me" | "us" | "them" | "him" | "her" | "someone" | "whoever" | "the" | "our" | "my"
             ))
+}
+
+/// Whether someone the user names, or a role, does it: `The release manager does the PyPI
+/// upload`, `Ines handles the crates.io publish`, `the on-call will deploy it` (not `the deploy
+/// job runs the migrations`: a job is no person).
+fn someone_else_does(ws: &[Word]) -> bool {
+    const ROLES: &[&str] = &[
+        "manager",
+        "team",
+        "on-call",
+        "oncall",
+        "lead",
+        "owner",
+        "owners",
+        "admin",
+        "admins",
+        "sre",
+        "dba",
+        "maintainer",
+        "maintainers",
+        "engineer",
+        "captain",
+        "ops",
+    ];
+    ws.iter().enumerate().skip(1).any(|(k, w)| {
+        let does = matches!(
+            w.low.as_str(),
+            "does" | "handles" | "owns" | "performs" | "takes" | "will" | "shall"
+        );
+        let who = &ws[k - 1];
+        // `What does index.ts export?`, `It takes a minute`: no one.
+        let nobody = matches!(
+            who.low.as_str(),
+            "what" | "who" | "how" | "why" | "where" | "when" | "which" | "it" | "this" | "that"
+        );
+        let role = ROLES.contains(&who.low.as_str())
+            && ws[..k - 1]
+                .iter()
+                .any(|x| matches!(x.low.as_str(), "the" | "our" | "my" | "their"));
+        does && !nobody && (role || (named(&who.raw) && w.low != "will" && w.low != "shall"))
+    })
 }
 
 /// Whether a person the user names (a capitalised word, not `I`) `will` or `'ll` do it: `Sam
@@ -2604,6 +2702,8 @@ fn referred(grants: &mut Vec<Grant>, from: usize, context: &[String]) {
 /// construction, prohibitions for every negated, deferred, preview-only or prepare-only act,
 /// and a read-only prohibition when the request only asks to look.
 pub fn compile(request: &str) -> Mandate {
+    let unquoted = without_quoted_texts(request);
+    let request = unquoted.as_str();
     let mut m = Mandate {
         compiled_by: "code".into(),
         ..Mandate::default()
@@ -2808,6 +2908,45 @@ mod tests {
                 .contains(&"database-write")
         );
         assert!(!acts(&compile("Add a migration for the new column.")).contains(&"database-write"));
+    }
+
+    #[test]
+    fn quoted_texts_roles_held_states_and_shown_plans() {
+        // A quoted message text is said, not asked: its `;` and `Saturday` do nothing.
+        assert_eq!(
+            without_quoted_texts("Post this: \"Maintenance Saturday; read-only\" now, tag \"v2\""),
+            "Post this: \"…\" now, tag \"v2\""
+        );
+        let m = compile("Post this in #ops: \"Maintenance Saturday 02:00 UTC; read-only.\"");
+        assert!(acts(&m).contains(&"send-external"), "{m:?}");
+        assert!(m.prohibitions.is_empty(), "{m:?}");
+        // A role or a named person doing the act: theirs.
+        let m = compile("Build the wheel. The release manager does the PyPI upload.");
+        assert!(!acts(&m).contains(&"publish"), "{m:?}");
+        assert!(!acts(&compile("Ines handles the crates.io publish.")).contains(&"publish"));
+        assert!(
+            !compile("What does index.ts export?")
+                .prohibitions
+                .iter()
+                .any(|p| p.act.is_some())
+        );
+        // `stays open` is a state: nothing opened, the incident held.
+        let m = compile("Incident Q1ABCD2EFGH3IJ stays open until the postmortem.");
+        assert!(m.grants.is_empty(), "{m:?}");
+        // The plan of an act is shown, not the act.
+        assert!(
+            !acts(&compile(
+                "Show me the targeted destroy plan for module.vpn."
+            ))
+            .contains(&"delete")
+        );
+        // Built locally is where it was built; `locally only` keeps it there.
+        assert!(
+            acts(&compile(
+                "Push the locally built ghcr.io/acme/x:2.3.0 image."
+            ))
+            .contains(&"publish")
+        );
     }
 
     #[test]
