@@ -568,7 +568,10 @@ fn looks(m: &Mandate) -> Option<&Prohibition> {
 /// .github/CODEOWNERS should change`) names the file written: the user asked to see the
 /// change, not to make it. The read-only prohibition names no target; its words name the file.
 fn only_looks_at(m: &Mandate, p: &Prohibition, path: &str) -> bool {
-    looks(m).is_some_and(|l| std::ptr::eq(l, p))
+    looks(m).is_some()
+        && p.act.is_none()
+        && p.targets.is_empty()
+        && p.source == Source::User
         && p.words
             .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
             .map(|w| {

@@ -98,6 +98,137 @@ pub fn understood(
         })
 }
 
+/// The verbs of a CLI this module has no table for, and the act each names: what an unknown
+/// tool's subcommands say (`linode-cli linodes reboot 4821`, `doctl … node-pool update …`,
+/// `cargo yank`, `rabbitmqadmin purge queue …`), read as an MCP tool's name is.
+const CLI_VERBS: &[(&str, Act)] = &[
+    ("deploy", Act::Deploy),
+    ("redeploy", Act::Deploy),
+    ("rollout", Act::Deploy),
+    ("promote", Act::Deploy),
+    ("rollback", Act::Deploy),
+    ("reboot", Act::Deploy),
+    ("restart", Act::Deploy),
+    ("publish", Act::Publish),
+    ("push", Act::Publish),
+    ("sign", Act::Publish),
+    ("copy", Act::Publish),
+    ("finalize", Act::Publish),
+    ("update", Act::InfrastructureChange),
+    ("set", Act::InfrastructureChange),
+    ("put", Act::InfrastructureChange),
+    ("patch", Act::InfrastructureChange),
+    ("scale", Act::InfrastructureChange),
+    ("resize", Act::InfrastructureChange),
+    ("create", Act::InfrastructureChange),
+    ("enable", Act::InfrastructureChange),
+    ("disable", Act::InfrastructureChange),
+    ("delete", Act::Delete),
+    ("bulk-delete", Act::Delete),
+    ("rm", Act::Delete),
+    ("remove", Act::Delete),
+    ("destroy", Act::Delete),
+    ("drop", Act::Delete),
+    ("terminate", Act::Delete),
+    ("purge", Act::Purge),
+    ("prune", Act::Purge),
+    ("flush", Act::Purge),
+    ("invalidate", Act::Purge),
+    ("yank", Act::Purge),
+    ("unpublish", Act::Purge),
+    ("backfill", Act::DatabaseWrite),
+    ("migrate", Act::DatabaseWrite),
+    ("encrypt", Act::SecretUse),
+    ("updatekeys", Act::SecretUse),
+    ("rotate", Act::SecretUse),
+];
+
+/// Options that make any command a preview: it does no act.
+const PREVIEWS: &[&str] = &[
+    "--dry-run",
+    "--dryrun",
+    "--check",
+    "--plan",
+    "--what-if",
+    "--preview",
+    "--noop",
+    "--simulate",
+    "--diff",
+];
+
+/// The act of a command no table here knows, by the first of its first four operands that is a
+/// verb of [`CLI_VERBS`] (a secrets store's `set` uses a secret); its other operands and option
+/// values are its targets, with the environments they name. A preview option, a shell, an
+/// interpreter or a build runner does none.
+fn generic(c: &SimpleCommand, out: &mut Vec<Done>) {
+    let Some(prog) = c.argv.first().map(|p| base(p).to_ascii_lowercase()) else {
+        return;
+    };
+    const RUNNERS: &[&str] = &[
+        "bash", "sh", "zsh", "env", "python", "python3", "node", "ruby", "perl", "make", "npx",
+        "npm", "pnpm", "yarn", "bun", "deno", "go", "java", "dotnet", "gradle", "gradlew", "mvn",
+        "mvnw", "rm", "cp", "mv", "git", "docker", "podman", "kubectl", "sed", "awk", "xargs",
+        "find", "tee", "echo", "printf", "cat", "true",
+    ];
+    let a = c.argv.get(1..).unwrap_or(&[]);
+    if RUNNERS.contains(&prog.as_str())
+        || a.iter().any(|x| {
+            let x = x.to_ascii_lowercase();
+            PREVIEWS
+                .iter()
+                .any(|p| x == *p || x.starts_with(&format!("{p}=")))
+        })
+    {
+        return;
+    }
+    let ops = operands(a);
+    let Some((k, act)) = ops.iter().take(4).enumerate().find_map(|(k, w)| {
+        let w = w.to_ascii_lowercase();
+        CLI_VERBS
+            .iter()
+            .find(|(v, _)| *v == w)
+            .map(|(_, act)| (k, *act))
+    }) else {
+        return;
+    };
+    let secret = ops
+        .iter()
+        .take(k)
+        .any(|w| matches!(w.as_str(), "secret" | "secrets"));
+    let act = if secret && act == Act::InfrastructureChange {
+        Act::SecretUse
+    } else {
+        act
+    };
+    // `project:dataset` names the dataset (a shared project is no thing the act is on alone).
+    let name = |w: &str| {
+        if w.contains("://") {
+            w.to_string()
+        } else {
+            w.rsplit(':').next().unwrap_or(w).to_string()
+        }
+    };
+    // `KEY=value` names the key and the value (`name=email.retry`).
+    let mut t: Vec<String> = ops
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != k)
+        .flat_map(|(_, w)| w.split('=').map(name).collect::<Vec<_>>())
+        .collect();
+    t.extend(
+        a.windows(2)
+            .filter(|w| w[0].starts_with('-') && !w[0].contains('=') && !w[1].starts_with('-'))
+            .map(|w| name(&w[1])),
+    );
+    t.extend(
+        a.iter()
+            .filter(|x| x.starts_with("--"))
+            .filter_map(|x| x.split_once('=').map(|(_, v)| name(v))),
+    );
+    t.extend(env_words(a));
+    push(out, act, t, c);
+}
+
 /// Whether a command is a git step that writes only the local repository, which the push the
 /// request asks for carries: `add`, `commit` (its `--no-verify` is an act of its own), a tag
 /// created, `revert`, `cherry-pick`, `stash`. Not a tag deleted or moved.
@@ -416,6 +547,9 @@ fn prelude(c: &SimpleCommand, prog: &str, a: &[String], out: &mut Vec<Done>) -> 
 pub fn command(c: &SimpleCommand, ctx: &Context, out: &mut Vec<Done>) {
     let before = out.len();
     acts_of_command(c, ctx, out);
+    if out.len() == before {
+        generic(c, out);
+    }
     let a = c.argv.get(1..).unwrap_or(&[]);
     let regions: Vec<String> = ["--region", "--location", "--zone", "--regions"]
         .iter()
@@ -1356,6 +1490,17 @@ fn kubectl(c: &SimpleCommand, a: &[String], verb: &str, ctx: &Context, out: &mut
         "create" if a.iter().any(|x| x.contains("rolebinding")) => Act::AccessGrant,
         "get" | "describe" | "logs" | "top" | "explain" | "api-resources" | "events" | "diff" => {
             Act::Inspect
+        }
+        // Argo Rollouts' plugin: `kubectl argo rollouts promote checkout-web` deploys.
+        "argo"
+            if a.iter().any(|x| {
+                matches!(
+                    x.as_str(),
+                    "promote" | "undo" | "abort" | "retry" | "restart" | "set"
+                )
+            }) =>
+        {
+            Act::Deploy
         }
         // `delete namespace preview-pr-2207` deletes what it names, as the user's `delete` says;
         // deleting a pod restarts it.

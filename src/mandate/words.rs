@@ -49,6 +49,16 @@ const VERBS: &[(&str, &[Act])] = &[
         &[Act::Delete, Act::Purge, Act::InfrastructureChange],
     ),
     ("restart", &[Act::Deploy]),
+    ("reboot", &[Act::Deploy]),
+    // `sign the image with cosign`, `mirror … into registry.eu`, `finalize the Sentry release`:
+    // what others pull or see.
+    ("sign", &[Act::Publish]),
+    ("mirror", &[Act::Publish]),
+    ("finalize", &[Act::Publish]),
+    ("encrypt", &[Act::SecretUse]),
+    ("terminate", &[Act::Delete]),
+    // `suspend Okta user …`: access taken away.
+    ("suspend", &[Act::AccessGrant]),
     ("bounce", &[Act::Deploy]),
     ("shut down", &[Act::InfrastructureChange, Act::Deploy]),
     ("shut", &[Act::InfrastructureChange, Act::Deploy]),
@@ -872,6 +882,14 @@ fn verb_position(ws: &[Word], i: usize) -> bool {
     };
     // `I'll merge and let Argo sync`: what someone or something else does after.
     if i >= 2 && ws[i - 2].low == "let" {
+        return false;
+    }
+    // `decide what to drop`, `which to delete`: a choice to make, not an act asked for.
+    if prev.low == "to"
+        && i.checked_sub(2)
+            .and_then(|k| ws.get(k))
+            .is_some_and(|w| matches!(w.low.as_str(), "what" | "which" | "whether" | "how"))
+    {
         return false;
     }
     // `whether 2.3.0 is ready to deploy`, `if it's safe to merge`: a readiness asked about.

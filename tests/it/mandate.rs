@@ -935,6 +935,33 @@ fn ask_action(action: Value, intent: &str, session: &str) -> Value {
     })
 }
 
+/// Reviews each `(action, intent, granted)` under a session of its own and asserts the
+/// mandate's ruling: `granted` and allowed, or neither granted nor allowed. Returns the answers.
+async fn assert_granted(h: &Harness, prefix: &str, cases: Vec<(Value, &str, bool)>) -> Vec<Value> {
+    let mut outs = Vec::new();
+    for (i, (action, intent, granted)) in cases.into_iter().enumerate() {
+        let (_, out) = h
+            .review(ask_action(action.clone(), intent, &format!("{prefix}-{i}")))
+            .await;
+        let ruling = out["mandate"]["ruling"].as_str().unwrap_or("none");
+        if granted {
+            assert_eq!(
+                ruling, "granted",
+                "case {i}: {action} under {intent:?}: {out}"
+            );
+            assert_eq!(out["decision"], "allow", "{out}");
+        } else {
+            assert_ne!(
+                ruling, "granted",
+                "case {i}: {action} under {intent:?}: {out}"
+            );
+            assert_eq!(out["decision"], "deny", "{out}");
+        }
+        outs.push(out);
+    }
+    outs
+}
+
 /// Acts of platform APIs, CI triggers, build tools and deploy tools are granted on what they
 /// name, and only on it: a kustomize overlay, a Gradle module, an Argo CD app, a Heroku process
 /// type, a Jenkins job, an incident resolved through Statuspage or PagerDuty, a mail API's
@@ -1074,23 +1101,7 @@ async fn platform_apis_ci_triggers_and_build_tools_are_granted_on_what_they_name
             true,
         ),
     ];
-    for (i, (action, intent, granted)) in cases.into_iter().enumerate() {
-        let (_, out) = h
-            .review(ask_action(
-                action.clone(),
-                intent,
-                &format!("s-platform-{i}"),
-            ))
-            .await;
-        let ruling = out["mandate"]["ruling"].as_str().unwrap_or("none");
-        if granted {
-            assert_eq!(ruling, "granted", "{action} under {intent:?}: {out}");
-            assert_eq!(out["decision"], "allow", "{out}");
-        } else {
-            assert_ne!(ruling, "granted", "{action} under {intent:?}: {out}");
-            assert_eq!(out["decision"], "deny", "{out}");
-        }
-    }
+    assert_granted(&h, "s-platform", cases).await;
 }
 
 /// Regions, release numbers, private registries, hand-overs, previews and the acts of
@@ -1299,25 +1310,7 @@ async fn regions_releases_registries_and_hand_overs_bound_what_is_granted() {
             false,
         ),
     ];
-    for (i, (action, intent, granted)) in cases.into_iter().enumerate() {
-        let (_, out) = h
-            .review(ask_action(action.clone(), intent, &format!("s-region-{i}")))
-            .await;
-        let ruling = out["mandate"]["ruling"].as_str().unwrap_or("none");
-        if granted {
-            assert_eq!(
-                ruling, "granted",
-                "case {i}: {action} under {intent:?}: {out}"
-            );
-            assert_eq!(out["decision"], "allow", "{out}");
-        } else {
-            assert_ne!(
-                ruling, "granted",
-                "case {i}: {action} under {intent:?}: {out}"
-            );
-            assert_eq!(out["decision"], "deny", "{out}");
-        }
-    }
+    assert_granted(&h, "s-region", cases).await;
 }
 
 /// Refunds, slot swaps, monitor mutes, CDN purges by zone, GitLab tags, Route 53 change
@@ -1493,25 +1486,7 @@ async fn refunds_mutes_tags_archives_and_syncs_are_granted_as_named() {
             false,
         ),
     ];
-    for (i, (action, intent, granted)) in cases.into_iter().enumerate() {
-        let (_, out) = h
-            .review(ask_action(action.clone(), intent, &format!("s-refund-{i}")))
-            .await;
-        let ruling = out["mandate"]["ruling"].as_str().unwrap_or("none");
-        if granted {
-            assert_eq!(
-                ruling, "granted",
-                "case {i}: {action} under {intent:?}: {out}"
-            );
-            assert_eq!(out["decision"], "allow", "{out}");
-        } else {
-            assert_ne!(
-                ruling, "granted",
-                "case {i}: {action} under {intent:?}: {out}"
-            );
-            assert_eq!(out["decision"], "deny", "{out}");
-        }
-    }
+    assert_granted(&h, "s-refund", cases).await;
 }
 
 /// A plain write a rule allows is still the mandate's when the request names files: a file of
@@ -1640,24 +1615,9 @@ async fn a_look_only_request_is_granted_its_reads() {
             false,
         ),
     ];
-    for (i, (action, intent, granted)) in cases.into_iter().enumerate() {
-        let (_, out) = h
-            .review(ask_action(action.clone(), intent, &format!("s-look-{i}")))
-            .await;
-        let ruling = out["mandate"]["ruling"].as_str().unwrap_or("none");
-        if granted {
-            assert_eq!(
-                ruling, "granted",
-                "case {i}: {action} under {intent:?}: {out}"
-            );
+    for out in assert_granted(&h, "s-look", cases).await {
+        if out["mandate"]["ruling"] == "granted" {
             assert_eq!(out["mandate"]["acts"][0], "inspect", "{out}");
-            assert_eq!(out["decision"], "allow", "{out}");
-        } else {
-            assert_ne!(
-                ruling, "granted",
-                "case {i}: {action} under {intent:?}: {out}"
-            );
-            assert_eq!(out["decision"], "deny", "{out}");
         }
     }
 }
@@ -1826,23 +1786,90 @@ async fn local_git_steps_roles_quotes_and_platform_clis_are_read_as_asked() {
             true,
         ),
     ];
-    for (i, (action, intent, granted)) in cases.into_iter().enumerate() {
-        let (_, out) = h
-            .review(ask_action(action.clone(), intent, &format!("s-local-{i}")))
-            .await;
-        let ruling = out["mandate"]["ruling"].as_str().unwrap_or("none");
-        if granted {
-            assert_eq!(
-                ruling, "granted",
-                "case {i}: {action} under {intent:?}: {out}"
-            );
-            assert_eq!(out["decision"], "allow", "{out}");
-        } else {
-            assert_ne!(
-                ruling, "granted",
-                "case {i}: {action} under {intent:?}: {out}"
-            );
-            assert_eq!(out["decision"], "deny", "{out}");
-        }
-    }
+    assert_granted(&h, "s-local", cases).await;
+}
+
+/// A CLI with no table of its own does what its subcommand's verb says (`linode-cli linodes
+/// reboot`, `cargo yank`, `cosign sign`, `rabbitmqadmin purge queue`, `bq rm`), on its other
+/// operands and option values, unless a preview option makes it do nothing: granted on what
+/// the words name, and its look-alike (another id, version, queue or dataset, a check, a
+/// choice still to make, a dry run) is not.
+#[tokio::test]
+async fn an_unknown_cli_does_what_its_verb_says() {
+    let h = harness("extends = \"default\"", "");
+    let shell = |c: &str| json!({"kind": "shell", "command": c, "cwd": "/work/web"});
+    let digest = "ghcr.io/acme/runner@sha256:9f2c4b7e1d0a3c5b8e6f2a1d4c7b0e9f3a6d5c8b1e4f7a0d3c6b9e2f5a8d1c4b";
+    let sign = format!("cosign sign --yes --key awskms:///alias/release-signing {digest}");
+    let bulk =
+        "oci os object bulk-delete --bucket-name ci-artifacts-tmp --prefix pr-builds/ --force";
+    let asked_sign =
+        format!("Sign {digest} with cosign using the awskms:///alias/release-signing key.");
+    let check_sign = format!("Check whether {digest} is already signed.");
+    let asked_bulk = "Everything under pr-builds/ in the ci-artifacts-tmp bucket is stale. Delete it all with oci os object bulk-delete.";
+    let cases: Vec<(Value, &str, bool)> = vec![
+        (
+            shell("linode-cli linodes reboot 48213377"),
+            "Reboot linode 48213377 with linode-cli.",
+            true,
+        ),
+        (
+            shell("linode-cli linodes reboot 48213377"),
+            "Reboot linode 48213999 with linode-cli.",
+            false,
+        ),
+        (
+            shell(
+                "doctl kubernetes cluster node-pool update ledger-prod-sfo3 worker-pool --count 5",
+            ),
+            "Please bump the worker-pool node pool on ledger-prod-sfo3 to 5 nodes with doctl.",
+            true,
+        ),
+        (
+            shell(
+                "doctl kubernetes cluster node-pool update ledger-prod-sfo3 worker-pool --count 5",
+            ),
+            "How many nodes does the worker-pool node pool on ledger-prod-sfo3 have?",
+            false,
+        ),
+        (
+            shell("cargo yank --version 0.9.2 tracing-acme"),
+            "tracing-acme 0.9.2 has the panic-on-drop bug. Yank 0.9.2 from crates.io.",
+            true,
+        ),
+        (
+            shell("cargo yank --version 0.9.2 tracing-acme"),
+            "tracing-acme 0.9.1 has the panic-on-drop bug. Yank 0.9.1 from crates.io.",
+            false,
+        ),
+        (shell(&sign), &asked_sign, true),
+        (shell(&sign), &check_sign, false),
+        (
+            shell("rabbitmqadmin --host mq-staging.internal purge queue name=email.retry"),
+            "email.retry on mq-staging is full of junk. Purge it with rabbitmqadmin.",
+            true,
+        ),
+        (
+            shell("rabbitmqadmin --host mq-staging.internal purge queue name=email.retry"),
+            "email.retry on mq-prod is full of junk. Purge it with rabbitmqadmin.",
+            false,
+        ),
+        (
+            shell("bq rm -r -f -d acme-analytics:scratch_dana"),
+            "Delete my scratch dataset in BigQuery (acme-analytics:scratch_dana)",
+            true,
+        ),
+        (
+            shell("bq rm -r -f -d acme-analytics:marts"),
+            "Delete my scratch dataset in BigQuery (acme-analytics:scratch_dana)",
+            false,
+        ),
+        (
+            shell("gh cache delete --all --repo acme/monorepo"),
+            "List the Actions caches in acme/monorepo. We're over the limit and need to decide what to drop.",
+            false,
+        ),
+        (shell(bulk), asked_bulk, true),
+        (shell(&format!("{bulk} --dry-run")), asked_bulk, false),
+    ];
+    assert_granted(&h, "s-cli", cases).await;
 }
