@@ -553,14 +553,17 @@ fn host_said(by: &str, words: &str) -> bool {
         })
 }
 
+/// Whether a prohibition is the user's read-only one: no act, no target.
+fn read_only(p: &Prohibition) -> bool {
+    p.act.is_none() && p.targets.is_empty() && p.source == Source::User
+}
+
 /// The user's read-only prohibition, when the request only asks to look and grants nothing.
 fn looks(m: &Mandate) -> Option<&Prohibition> {
     if m.grants.iter().any(|g| g.source == Source::User) {
         return None;
     }
-    m.prohibitions
-        .iter()
-        .find(|p| p.act.is_none() && p.targets.is_empty() && p.source == Source::User)
+    m.prohibitions.iter().find(|p| read_only(p))
 }
 
 /// Whether a request that only asks to look (`paste a diff here of what raising the HPA in
@@ -569,9 +572,7 @@ fn looks(m: &Mandate) -> Option<&Prohibition> {
 /// change, not to make it. The read-only prohibition names no target; its words name the file.
 fn only_looks_at(m: &Mandate, p: &Prohibition, path: &str) -> bool {
     looks(m).is_some()
-        && p.act.is_none()
-        && p.targets.is_empty()
-        && p.source == Source::User
+        && read_only(p)
         && p.words
             .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
             .map(|w| {
@@ -582,10 +583,10 @@ fn only_looks_at(m: &Mandate, p: &Prohibition, path: &str) -> bool {
 }
 
 /// Whether a grant names a file of the same name as the one written, in another directory
-/// (`bump the base image in export/Dockerfile` against a write to `ingest/Dockerfile`), and
-/// no grant names the file written: the user asked for that file's change, not this one's.
-/// `copy …`, `each`, `every` and `all` ask for the same file in several places.
-fn another_file(m: &Mandate, g: &Grant, path: &str) -> bool {
+/// (`bump the base image in export/Dockerfile` against a write to `ingest/Dockerfile`), or one
+/// whose name differs only in its environment: the user asked for that file's change, not this
+/// one's. `copy …`, `each`, `every` and `all` ask for the same file in several places.
+fn another_file(g: &Grant, path: &str) -> bool {
     let Some(base) = path.rsplit('/').next().filter(|b| !b.is_empty()) else {
         return false;
     };
@@ -593,13 +594,7 @@ fn another_file(m: &Mandate, g: &Grant, path: &str) -> bool {
     let several = [" copy ", " each ", " every ", " all ", " both "]
         .iter()
         .any(|w| low.contains(w));
-    let names_it = m
-        .grants
-        .iter()
-        .flat_map(|g| &g.targets)
-        .any(|t| names_file(t, path));
     !several
-        && !names_it
         && g.source == Source::User
         && g.targets.iter().any(|t| {
             let t = t.trim_end_matches(['.', ',']);
@@ -652,9 +647,17 @@ fn on_written(m: &Mandate, path: &str) -> Option<Ruling> {
             by,
         });
     }
+    // A grant that names the file written asks for it, whatever another names.
+    if m.grants
+        .iter()
+        .flat_map(|g| &g.targets)
+        .any(|t| names_file(t, path))
+    {
+        return None;
+    }
     m.grants
         .iter()
-        .find(|g| another_file(m, g, path))
+        .find(|g| another_file(g, path))
         .map(|g| Ruling::Elsewhere {
             grant: g.clone(),
             act: Act::Edit,

@@ -143,11 +143,11 @@ const CLI_VERBS: &[(&str, Act)] = &[
     ("rotate", Act::SecretUse),
 ];
 
-/// Options that make any command a preview: it does no act.
+/// Options that make any command a dry run: it does no act.
+const DRY_RUNS: &[&str] = &["--dry-run", "--dryrun", "--check"];
+
+/// Options that make a command no table knows a preview too.
 const PREVIEWS: &[&str] = &[
-    "--dry-run",
-    "--dryrun",
-    "--check",
     "--plan",
     "--what-if",
     "--preview",
@@ -155,6 +155,16 @@ const PREVIEWS: &[&str] = &[
     "--simulate",
     "--diff",
 ];
+
+/// Whether one of these options is given, alone or with a value (`--dry-run=server`).
+fn has_option(a: &[String], names: &[&str]) -> bool {
+    a.iter().any(|x| {
+        let x = x.to_ascii_lowercase();
+        names
+            .iter()
+            .any(|n| x == *n || x.strip_prefix(n).is_some_and(|v| v.starts_with('=')))
+    })
+}
 
 /// The act of a command no table here knows, by the first of its first four operands that is a
 /// verb of [`CLI_VERBS`] (a secrets store's `set` uses a secret); its other operands and option
@@ -171,14 +181,7 @@ fn generic(c: &SimpleCommand, out: &mut Vec<Done>) {
         "find", "tee", "echo", "printf", "cat", "true",
     ];
     let a = c.argv.get(1..).unwrap_or(&[]);
-    if RUNNERS.contains(&prog.as_str())
-        || a.iter().any(|x| {
-            let x = x.to_ascii_lowercase();
-            PREVIEWS
-                .iter()
-                .any(|p| x == *p || x.starts_with(&format!("{p}=")))
-        })
-    {
+    if RUNNERS.contains(&prog.as_str()) || has_option(a, DRY_RUNS) || has_option(a, PREVIEWS) {
         return;
     }
     let ops = operands(a);
@@ -514,9 +517,7 @@ fn push(out: &mut Vec<Done>, act: Act, targets: Vec<String>, c: &SimpleCommand) 
 fn prelude(c: &SimpleCommand, prog: &str, a: &[String], out: &mut Vec<Done>) -> bool {
     // A dry run does nothing it names (`npm publish --dry-run`, `kubectl apply
     // --dry-run=server`, `helm upgrade --dry-run`).
-    if a.iter().any(|x| {
-        x == "--dry-run" || x.starts_with("--dry-run=") || x == "--dryrun" || x == "--check"
-    }) {
+    if has_option(a, DRY_RUNS) {
         return false;
     }
     // Safeguards switched off on the way (`helm upgrade --no-hooks`, `--skip-tls-verify`).
@@ -797,13 +798,11 @@ fn gitops_and_build_tools(
         }
         // `rsync … build/ deploy@web-01:/var/www/docs/`: files put on a server, a deploy of
         // them, on the host and the directory named.
-        ("rsync", _) if remote_destination(a).is_some() => {
-            // The host must be one the request says (`web-01`, not `web-02`).
-            let t = remote_destination(a)
-                .map(|(h, p)| vec![format!("said:{h}"), h, p])
-                .unwrap_or_default();
-            push(out, Act::Deploy, t, c)
-        }
+        // The host must be one the request says (`web-01`, not `web-02`).
+        ("rsync", _) => match remote_destination(a) {
+            Some((h, p)) => push(out, Act::Deploy, vec![format!("said:{h}"), h, p], c),
+            None => return false,
+        },
         // Flux reconciling a kustomization or Helm release applies what its source holds now.
         ("flux", Some("reconcile" | "resume" | "suspend")) => {
             let mut t: Vec<String> = rest.iter().skip(1).cloned().collect();

@@ -2309,23 +2309,7 @@ fn clause(
         return;
     }
     local_only(text, &low, &targets, &mut acts, m);
-    // `keep latest on 3.9` holds a target; `pods keep getting OOMKilled` says what happens.
-    let holds = ws.iter().enumerate().any(|(i, w)| {
-        HOLDS.contains(&w.low.as_str()) && !ws.get(i + 1).is_some_and(|n| n.low.ends_with("ing"))
-    });
-    let set_apart = contains_any(&low, SET_APART).is_some();
-    // `…, keep it`: what `it` is, the clause before names.
-    if holds
-        && acts.is_empty()
-        && targets.is_empty()
-        && ws
-            .last()
-            .is_some_and(|w| matches!(w.low.trim_end_matches(['.', '!']), "it" | "them" | "that"))
-    {
-        targets = targets_of(&words_of(before), &[]);
-    }
-    if (holds || set_apart) && acts.is_empty() && !targets.is_empty() {
-        prohibit(m, None, targets);
+    if acts.is_empty() && held(text, before, &ws, &low, &targets, m) {
         return;
     }
     if negated || preview || prepare {
@@ -2374,6 +2358,40 @@ fn clause(
     }
     private_registry(&low, &acts, &mut targets);
     grant(m, acts, targets, &objects(&ws, &vs), text);
+}
+
+/// What a clause that asks for no act holds or sets apart (`keep latest on 3.9`, `checkout-web
+/// is fine`, `…, keep it`): every consequential act on its targets is prohibited. Returns
+/// whether it did.
+fn held(
+    text: &str,
+    before: &str,
+    ws: &[Word],
+    low: &str,
+    targets: &[String],
+    m: &mut Mandate,
+) -> bool {
+    // `keep latest on 3.9` holds a target; `pods keep getting OOMKilled` says what happens.
+    let holds = ws.iter().enumerate().any(|(i, w)| {
+        HOLDS.contains(&w.low.as_str()) && !ws.get(i + 1).is_some_and(|n| n.low.ends_with("ing"))
+    });
+    let set_apart = contains_any(low, SET_APART).is_some();
+    // `…, keep it`: what `it` is, the clause before names.
+    let targets = if holds
+        && targets.is_empty()
+        && ws
+            .last()
+            .is_some_and(|w| matches!(w.low.trim_end_matches(['.', '!']), "it" | "them" | "that"))
+    {
+        targets_of(&words_of(before), &[])
+    } else {
+        targets.to_vec()
+    };
+    if (holds || set_apart) && !targets.is_empty() {
+        forbid(m, None, targets, text);
+        return true;
+    }
+    false
 }
 
 /// The request without the texts it quotes for a message (`Post this in #announcements:
